@@ -1,0 +1,94 @@
+"""Reranking stage: `none`, or the paper's cross-encoder (`dragonkue/bge-reranker-v2-m3-ko`).
+
+The cross-encoder is loaded with `transformers` (optional extra `koblex-tasks[rerank]`) as a sequence
+classifier with one logit; a sigmoid gives the score, as in the official code (sentence-transformers'
+CrossEncoder with a Sigmoid activation). Model inference is serialised per process with a lock, since one
+model instance is shared by all concurrently running samples.
+"""
+
+import threading
+from collections.abc import Sequence
+from typing import Protocol
+
+PAPER_RERANKER = "dragonkue/bge-reranker-v2-m3-ko"
+
+
+class Reranker(Protocol):
+    name: str
+
+    def config(self) -> dict[str, object]: ...
+
+    def scores(self, query: str, passages: Sequence[str]) -> list[float]: ...
+
+
+class NoReranker:
+    """Keeps the first-stage order: scores decrease with rank."""
+
+    name = "none"
+
+    def config(self) -> dict[str, object]:
+        return {"name": self.name}
+
+    def scores(self, query: str, passages: Sequence[str]) -> list[float]:
+        return [float(-rank) for rank in range(len(passages))]
+
+
+class CrossEncoderReranker:
+    """A Hugging Face cross-encoder scoring (query, passage) pairs; loads lazily on first use."""
+
+    name = "cross-encoder"
+
+    def __init__(
+        self, model: str = PAPER_RERANKER, device: str | None = None, batch_size: int = 50, max_length: int = 512
+    ) -> None:
+        self.model_name = model
+        self.device = device
+        self.batch_size = batch_size
+        self.max_length = max_length
+        self._loaded = None
+        self._lock = threading.Lock()
+
+    def config(self) -> dict[str, object]:
+        return {"name": self.name, "model": self.model_name, "max_length": self.max_length}
+
+    def _load(self):  # noqa: ANN202
+        if self._loaded is None:
+            try:
+                import torch
+                from transformers import AutoModelForSequenceClassification, AutoTokenizer
+            except ImportError as exc:
+                raise RuntimeError(
+                    "the cross-encoder reranker needs torch and transformers: pip install 'koblex-tasks[rerank]' "
+                    "(on CPU-only machines install torch==2.13.0 first), or run with -T reranker=none"
+                ) from exc
+            device = self.device or ("cuda" if torch.cuda.is_available() else "cpu")
+            tokenizer = AutoTokenizer.from_pretrained(self.model_name)
+            model = AutoModelForSequenceClassification.from_pretrained(self.model_name).to(device).eval()
+            self._loaded = (torch, tokenizer, model, device)
+        return self._loaded
+
+    def scores(self, query: str, passages: Sequence[str]) -> list[float]:
+        if not passages:
+            return []
+        with self._lock:
+            torch, tokenizer, model, device = self._load()
+            out: list[float] = []
+            with torch.inference_mode():
+                for start in range(0, len(passages), self.batch_size):
+                    batch = list(passages[start : start + self.batch_size])
+                    enc = tokenizer(
+                        [query] * len(batch), batch, padding=True, truncation=True,
+                        max_length=self.max_length, return_tensors="pt",
+                    ).to(device)
+                    logits = model(**enc).logits.view(-1).float()
+                    out.extend(torch.sigmoid(logits).tolist())
+            return out
+
+
+def get_reranker(name: str | None, device: str | None = None) -> Reranker:
+    """`none` / None: no reranking; `bge` or `paper`: the paper's model; anything else: a model id or local path."""
+    if name in (None, "", "none"):
+        return NoReranker()
+    if name in ("bge", "paper"):
+        return CrossEncoderReranker(PAPER_RERANKER, device=device)
+    return CrossEncoderReranker(name, device=device)

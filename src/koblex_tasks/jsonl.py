@@ -1,0 +1,37 @@
+"""Strict JSONL reading: every bad line is a DataError naming file and line, never a crash later on."""
+
+import json
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from koblex_tasks.errors import DataError
+
+
+def read_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Yield (line number, object) for each non-blank line; raise DataError on anything else."""
+    path = Path(path)
+    if not path.is_file():
+        raise DataError(str(path), None, "file not found")
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise DataError(str(path), number, f"not valid JSON ({exc.msg} at column {exc.colno})") from exc
+            if not isinstance(obj, dict):
+                raise DataError(str(path), number, f"expected a JSON object, got {type(obj).__name__}")
+            yield number, obj
+
+
+def require_fields(
+    obj: dict[str, Any], fields: Iterable[str], path: str, line: int | None, kind: type = str
+) -> None:
+    """Raise DataError if a field is missing or not of the expected type."""
+    for field in fields:
+        if field not in obj:
+            raise DataError(path, line, f"missing field '{field}'")
+        if not isinstance(obj[field], kind):
+            raise DataError(path, line, f"field '{field}' must be {kind.__name__}, got {type(obj[field]).__name__}")

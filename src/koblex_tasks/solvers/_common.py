@@ -1,0 +1,73 @@
+"""Helpers shared by every KoBLEX solver: prompts, model calls, retrieval from task settings, answers."""
+
+from typing import Any
+
+from inspect_ai.model import ChatMessageUser, GenerateConfig, ModelOutput, get_model
+from inspect_ai.solver import Generate, TaskState
+from inspect_ai.util import store_as
+
+from koblex_tasks.corpus.retriever import Retriever, RetrieverSettings, aget_retriever
+from koblex_tasks.prompts import Prompt, load_prompt
+from koblex_tasks.solvers.evidence import ProvisionEvidence
+
+RETRIEVAL_METADATA_KEY = "retrieval"
+
+
+def evidence(method: str, uses_retrieval: bool) -> ProvisionEvidence:
+    """The sample's evidence record, stamped with the method that fills it."""
+    record = store_as(ProvisionEvidence)
+    record.method = method
+    record.uses_retrieval = uses_retrieval
+    return record
+
+
+def koblex_prompt(state: TaskState, name: str, version: str = "v1") -> Prompt:
+    """Load `koblex/<name>` and note its hash in the sample metadata (so the log says which wording ran)."""
+    prompt = load_prompt(f"koblex/{name}", version)
+    refs = dict(state.metadata.get("prompts", {}))
+    refs[name] = prompt.ref
+    state.metadata["prompts"] = refs
+    return prompt
+
+
+def official_question(state: TaskState) -> str:
+    """Background and question joined with no separator, exactly as the official scripts build `$question`."""
+    return state.metadata["background"] + state.metadata["question"]
+
+
+def answer_after_marker(completion: str, marker: str = "Answer:") -> str:
+    """The text after the last `Answer:` (the official extraction), or the whole completion if absent."""
+    return completion.split(marker)[-1].strip()
+
+
+async def ask(prompt_text: str, config: GenerateConfig | None = None) -> ModelOutput:
+    """One intermediate call to the model under evaluation (not the final answer)."""
+    return await get_model().generate([ChatMessageUser(content=prompt_text)], config=config or GenerateConfig())
+
+
+async def answer_with_prompt(state: TaskState, generate: Generate, prompt_text: str) -> TaskState:
+    """Final model call: the prompt becomes the conversation, the extracted answer becomes the output.
+
+    The raw completion stays in the sample metadata so extraction can be audited.
+    """
+    state.messages = [ChatMessageUser(content=prompt_text)]
+    state = await generate(state)
+    raw = state.output.completion
+    state.metadata["raw_completion"] = raw
+    state.output.completion = answer_after_marker(raw)
+    return state
+
+
+def retriever_settings(state: TaskState, **overrides: Any) -> RetrieverSettings:
+    """The task's retrieval settings for this sample, with any solver-level overrides that are not None."""
+    base = RetrieverSettings.from_dict(state.metadata.get(RETRIEVAL_METADATA_KEY))
+    changes = {k: v for k, v in overrides.items() if v is not None}
+    return RetrieverSettings.from_dict({**base.as_dict(), **changes})
+
+
+async def sample_retriever(state: TaskState, **overrides: Any) -> Retriever:
+    return await aget_retriever(retriever_settings(state, **overrides))
+
+
+def join_provisions(keys: list[str]) -> str:
+    return "\n".join(keys)

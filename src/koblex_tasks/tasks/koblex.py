@@ -1,0 +1,74 @@
+"""The KoBLEX task: 226 Korean legal scenario questions, statute retrieval, open answers.
+
+Defaults reproduce the paper's ParSeR setting except where noted in the README (tokenizer `kiwi`, no
+reranker unless `-T reranker=bge`). Deterministic scorers: provision match and token F1.
+"""
+
+from typing import Literal
+
+from inspect_ai import Task, task
+from inspect_ai.model import GenerateConfig
+from inspect_ai.solver import Solver
+
+from koblex_tasks import __version__
+from koblex_tasks.corpus.retriever import RetrieverSettings
+from koblex_tasks.corpus.statutes import STATUTE_HF_REVISION
+from koblex_tasks.scorers import provision_match, token_f1
+from koblex_tasks.solvers import parser
+from koblex_tasks.solvers._common import RETRIEVAL_METADATA_KEY
+from koblex_tasks.tasks.koblex_data import KOBLEX_HF_REVISION, koblex_dataset, load_koblex
+
+TASK_VERSION = "1.0.0"
+
+
+@task
+def koblex(
+    lang: Literal["ko", "en"] = "ko",
+    data: str | None = None,
+    revision: str | None = KOBLEX_HF_REVISION,
+    corpus: str | None = None,
+    corpus_revision: str | None = STATUTE_HF_REVISION,
+    tokenizer: Literal["kiwi", "official"] = "kiwi",
+    reranker: str = "none",
+    official: bool = False,
+    hops: int | list[int] | None = None,
+    solver: Solver | None = None,
+) -> Task:
+    """KoBLEX open-answer legal QA with statute retrieval.
+
+    Args:
+        lang: "ko" (default) or "en" (the `_eng` fields and the English statute corpus).
+        data: local JSONL of questions (default: the Hugging Face dataset JihyungL/KoBLEX-koblex).
+        revision: hub revision of the questions dataset.
+        corpus: local JSONL statute corpus (default: JihyungL/KoBLEX-statute, or -eng for lang=en).
+        corpus_revision: hub revision of the statute dataset.
+        tokenizer: BM25 tokenizer, "kiwi" (morphemes) or "official" (the paper's regex tokens).
+        reranker: "none", "bge" (the paper's dragonkue/bge-reranker-v2-m3-ko), or a cross-encoder id/path.
+        official: score exactly like the paper's script (800-character cut, rounding).
+        hops: keep only questions with this many gold provisions (e.g. 1 or [2,3]).
+        solver: the method (default: ParSeR); `--solver` on the command line replaces it.
+    """
+    questions = load_koblex(data, lang, revision)
+    settings = RetrieverSettings(
+        corpus=corpus, lang=lang, corpus_revision=corpus_revision, tokenizer=tokenizer, reranker=reranker
+    )
+    dataset = koblex_dataset(questions, lang, {RETRIEVAL_METADATA_KEY: settings.as_dict()})
+    if hops is not None:
+        wanted = {hops} if isinstance(hops, int) else set(hops)
+        dataset = dataset.filter(lambda s: s.metadata["hop_count"] in wanted)
+    return Task(
+        dataset=dataset,
+        solver=solver or parser(),
+        scorer=[provision_match(), token_f1(official=official)],
+        config=GenerateConfig(temperature=0.0),
+        version=TASK_VERSION,
+        metadata={
+            "benchmark": "koblex",
+            "package_version": __version__,
+            "dataset_source": questions.source,
+            "dataset_fingerprint": questions.fingerprint,
+            "dataset_size": len(questions.records),
+            "retrieval": settings.as_dict(),
+            "official_scoring": official,
+        },
+    )

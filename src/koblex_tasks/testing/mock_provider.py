@@ -1,0 +1,45 @@
+"""`koblexmock/<name>`: a scripted, offline model that speaks every KoBLEX prompt's format.
+
+It answers a parametric-provision prompt with a one-item list echoing the question, a selection prompt with
+`Answer: 0`, and anything else with `Answer: ` plus the first sentence of the prompt's query. Every output
+carries `usage`, so Inspect never tries to download a tokenizer to count tokens.
+"""
+
+from inspect_ai.model import ChatMessage, GenerateConfig, ModelOutput, ModelUsage, modelapi
+from inspect_ai.model._providers.mockllm import MockLLM
+from inspect_ai.tool import ToolChoice, ToolInfo
+
+
+def usage_for(prompt: str, completion: str) -> ModelUsage:
+    inp, out = max(1, len(prompt) // 4), max(1, len(completion) // 4)
+    return ModelUsage(input_tokens=inp, output_tokens=out, total_tokens=inp + out)
+
+
+def scripted_reply(prompt: str) -> str:
+    query = prompt.rsplit("<Query>", 1)[-1]
+    if "Candidates:" in query:
+        return "Answer: 0"
+    question = query.split("Question:", 1)[-1].strip().splitlines()
+    first = question[0][:200] if question else ""
+    if "statutory provisions" in prompt and "Answer must be a list" in prompt:
+        return f'["{first.replace(chr(34), "")}"]'
+    return f"Answer: {first}"
+
+
+def scripted_output(messages: list[ChatMessage], tools: list[ToolInfo], tool_choice: ToolChoice,
+                    config: GenerateConfig) -> ModelOutput:
+    prompt = messages[-1].text if messages else ""
+    reply = scripted_reply(prompt)
+    output = ModelOutput.from_content(model="koblexmock", content=reply)
+    output.usage = usage_for(prompt, reply)
+    return output
+
+
+@modelapi(name="koblexmock")
+class KoblexMock(MockLLM):
+    """MockLLM with the scripted KoBLEX replies by default (tests may still pass `custom_outputs`)."""
+
+    def __init__(self, model_name: str, base_url: str | None = None, api_key: str | None = None,
+                 config: GenerateConfig = GenerateConfig(), **model_args) -> None:  # noqa: ANN003
+        model_args.setdefault("custom_outputs", scripted_output)
+        super().__init__(model_name, base_url, api_key, config, **model_args)
