@@ -20,7 +20,9 @@ def read_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
             try:
                 obj = json.loads(line)
             except json.JSONDecodeError as exc:
-                raise DataError(str(path), number, f"not valid JSON ({exc.msg} at column {exc.colno})") from exc
+                raise DataError(
+                    str(path), number, f"not valid JSON ({exc.msg} at column {exc.colno})"
+                ) from exc
             if not isinstance(obj, dict):
                 raise DataError(str(path), number, f"expected a JSON object, got {type(obj).__name__}")
             yield number, obj
@@ -34,4 +36,6 @@ def require_fields(
         if field not in obj:
             raise DataError(path, line, f"missing field '{field}'")
         if not isinstance(obj[field], kind):
-            raise DataError(path, line, f"field '{field}' must be {kind.__name__}, got {type(obj[field]).__name__}")
+            raise DataError(
+                path, line, f"field '{field}' must be {kind.__name__}, got {type(obj[field]).__name__}"
+            )

@@ -30,13 +30,15 @@ def check_alignment(file: str, data: str | None) -> None:
     keys = {question_key(r["background"] + r["question"]) for r in questions.records}
     missing, extra = len(keys - index.keys()), len(index.keys() - keys)
     if missing or extra:
-        raise DataError(file, None, f"{missing} questions have no prediction and {extra} predictions match no question")
+        raise DataError(
+            file, None, f"{missing} questions have no prediction and {extra} predictions match no question"
+        )
 
 
 def headline_means(log: EvalLog) -> dict[str, float]:
     """Scored means on Inspect's 0-1 scale; provision keys only when the run scored any provisions."""
     out: dict[str, float] = {}
-    for score in (log.results.scores if log.results else []):
+    for score in log.results.scores if log.results else []:
         metrics = {name.rsplit("/", 1)[-1]: m.value for name, m in score.metrics.items()}
         if score.name in HEADLINE and metrics.get("scored_count", 0) > 0:
             out[score.name] = metrics["scored_mean"]

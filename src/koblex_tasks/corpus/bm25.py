@@ -34,7 +34,7 @@ class IndexHit:
 class BM25Index:
     """A bm25s index of one corpus with one tokenizer. Build with `BM25Index.open(...)`."""
 
-    def __init__(self, retriever, tokenizer: Tokenizer, size: int, key: str, loaded_from_cache: bool) -> None:  # noqa: ANN001
+    def __init__(self, retriever, tokenizer: Tokenizer, size: int, key: str, loaded_from_cache: bool) -> None:
         self._retriever = retriever
         self._vocab: dict[str, int] = retriever.vocab_dict
         self.tokenizer = tokenizer
@@ -88,7 +88,7 @@ class BM25Index:
         return cls(retriever, tokenizer, len(corpus), key, loaded_from_cache=False)
 
     @staticmethod
-    def _build(corpus: StatuteCorpus, tokenizer: Tokenizer, params: BM25Params):  # noqa: ANN205
+    def _build(corpus: StatuteCorpus, tokenizer: Tokenizer, params: BM25Params):
         import bm25s
 
         tokens = tokenizer.tokenize([p.key for p in corpus.provisions])

@@ -51,9 +51,12 @@ def verify_entry(directory: Path, key: str) -> bool:
 
 def publish_entry(build_dir: Path, final_dir: Path, key: str, extra: dict[str, object] | None = None) -> None:
     """Write the manifest into `build_dir`, then move it into place (replacing any invalid old entry)."""
-    files = {p.name: _file_digest(p) for p in sorted(build_dir.iterdir()) if p.is_file() and p.name != MANIFEST}
+    files = {
+        p.name: _file_digest(p) for p in sorted(build_dir.iterdir()) if p.is_file() and p.name != MANIFEST
+    }
     (build_dir / MANIFEST).write_text(
-        json.dumps({"key": key, "files": files, **(extra or {})}, ensure_ascii=False, indent=1), encoding="utf-8"
+        json.dumps({"key": key, "files": files, **(extra or {})}, ensure_ascii=False, indent=1),
+        encoding="utf-8",
     )
     if final_dir.exists():
         shutil.rmtree(final_dir, ignore_errors=True)

@@ -39,7 +39,11 @@ class CrossEncoderReranker:
     name = "cross-encoder"
 
     def __init__(
-        self, model: str = PAPER_RERANKER, device: str | None = None, batch_size: int = 50, max_length: int = 512
+        self,
+        model: str = PAPER_RERANKER,
+        device: str | None = None,
+        batch_size: int = 50,
+        max_length: int = 512,
     ) -> None:
         self.model_name = model
         self.device = device
@@ -51,7 +55,7 @@ class CrossEncoderReranker:
     def config(self) -> dict[str, object]:
         return {"name": self.name, "model": self.model_name, "max_length": self.max_length}
 
-    def _load(self):  # noqa: ANN202
+    def _load(self):
         if self._loaded is None:
             try:
                 import torch
@@ -77,8 +81,12 @@ class CrossEncoderReranker:
                 for start in range(0, len(passages), self.batch_size):
                     batch = list(passages[start : start + self.batch_size])
                     enc = tokenizer(
-                        [query] * len(batch), batch, padding=True, truncation=True,
-                        max_length=self.max_length, return_tensors="pt",
+                        [query] * len(batch),
+                        batch,
+                        padding=True,
+                        truncation=True,
+                        max_length=self.max_length,
+                        return_tensors="pt",
                     ).to(device)
                     logits = model(**enc).logits.view(-1).float()
                     out.extend(torch.sigmoid(logits).tolist())

@@ -54,7 +54,9 @@ class Hit:
 class Retriever:
     """BM25 over a statute corpus, then an optional reranker."""
 
-    def __init__(self, corpus: StatuteCorpus, index: BM25Index, reranker: Reranker, settings: RetrieverSettings):
+    def __init__(
+        self, corpus: StatuteCorpus, index: BM25Index, reranker: Reranker, settings: RetrieverSettings
+    ):
         self.corpus = corpus
         self.index = index
         self.reranker = reranker
@@ -81,7 +83,12 @@ class Retriever:
         scores = self.reranker.scores(query, [h.provision.key for h in hits])
         order = sorted(range(len(hits)), key=lambda i: (-scores[i], i))[:top]
         return [
-            Hit(rank=new_rank, provision=hits[i].provision, bm25_score=hits[i].bm25_score, rerank_score=scores[i])
+            Hit(
+                rank=new_rank,
+                provision=hits[i].provision,
+                bm25_score=hits[i].bm25_score,
+                rerank_score=scores[i],
+            )
             for new_rank, i in enumerate(order)
         ]
 
@@ -96,7 +103,7 @@ class Retriever:
             return hits[:top]
         return await anyio.to_thread.run_sync(self.rerank, query, hits, top)
 
-    def _to_hits(self, hits) -> list[Hit]:  # noqa: ANN001
+    def _to_hits(self, hits) -> list[Hit]:
         provisions = self.corpus.provisions
         return [Hit(rank=r, provision=provisions[h.index], bm25_score=h.score) for r, h in enumerate(hits)]
 
@@ -107,7 +114,9 @@ _registry_lock = threading.Lock()
 
 def build_retriever(settings: RetrieverSettings, cache_dir: Path | None = None) -> Retriever:
     corpus = load_statutes(settings.corpus, settings.lang, settings.corpus_revision)
-    index = BM25Index.open(corpus, get_tokenizer(settings.tokenizer), BM25Params(k1=settings.k1, b=settings.b), cache_dir)
+    index = BM25Index.open(
+        corpus, get_tokenizer(settings.tokenizer), BM25Params(k1=settings.k1, b=settings.b), cache_dir
+    )
     return Retriever(corpus, index, get_reranker(settings.reranker), settings)
 
 

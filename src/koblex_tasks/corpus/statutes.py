@@ -58,7 +58,9 @@ def _row_to_provision(row: dict, number: int, source: str, lang: str) -> Provisi
         if not isinstance(value, str):
             raise DataError(source, number, f"field '{name}' must be a string")
     row_id = row.get("id")
-    return Provision(row_id=str(row_id) if row_id is not None else str(number), hierarchy=hierarchy, content=content)
+    return Provision(
+        row_id=str(row_id) if row_id is not None else str(number), hierarchy=hierarchy, content=content
+    )
 
 
 def _build(rows: list[tuple[int, dict]], source: str, lang: str) -> StatuteCorpus:
@@ -69,7 +71,9 @@ def _build(rows: list[tuple[int, dict]], source: str, lang: str) -> StatuteCorpu
         if "id" in row:
             if provision.row_id in seen_ids:
                 raise DataError(
-                    source, number, f"duplicate id {provision.row_id!r} (first seen at line {seen_ids[provision.row_id]})"
+                    source,
+                    number,
+                    f"duplicate id {provision.row_id!r} (first seen at line {seen_ids[provision.row_id]})",
                 )
             seen_ids[provision.row_id] = number
         provisions.append(provision)
@@ -79,7 +83,9 @@ def _build(rows: list[tuple[int, dict]], source: str, lang: str) -> StatuteCorpu
     return StatuteCorpus(provisions=frozen, source=source, fingerprint=fingerprint_provisions(frozen))
 
 
-def load_statutes(corpus: str | None = None, lang: str = "ko", revision: str | None = STATUTE_HF_REVISION) -> StatuteCorpus:
+def load_statutes(
+    corpus: str | None = None, lang: str = "ko", revision: str | None = STATUTE_HF_REVISION
+) -> StatuteCorpus:
     """Load the statute pool: a local JSONL path, or (None) the Hugging Face dataset for `lang`."""
     if corpus is not None:
         path = str(Path(corpus))

@@ -12,9 +12,7 @@ from collections.abc import Sequence
 from functools import cached_property
 from typing import Protocol
 
-KIWI_CONTENT_TAGS = frozenset(
-    {"NNG", "NNP", "NNB", "NR", "NP", "VV", "VA", "XR", "MAG", "SL", "SH", "SN"}
-)
+KIWI_CONTENT_TAGS = frozenset({"NNG", "NNP", "NNB", "NR", "NP", "VV", "VA", "XR", "MAG", "SL", "SH", "SN"})
 
 
 class Tokenizer(Protocol):
@@ -53,7 +51,7 @@ class KiwiTokenizer:
         self.num_workers = num_workers if num_workers is not None else max(1, (os.cpu_count() or 1))
 
     @cached_property
-    def _kiwi(self):  # noqa: ANN202 - kiwipiepy has no type stubs
+    def _kiwi(self):
         from kiwipiepy import Kiwi
 
         return Kiwi(num_workers=self.num_workers)
@@ -61,9 +59,14 @@ class KiwiTokenizer:
     def config(self) -> dict[str, object]:
         import kiwipiepy
 
-        return {"name": self.name, "version": self.version, "tags": sorted(KIWI_CONTENT_TAGS), "kiwipiepy": kiwipiepy.__version__}
+        return {
+            "name": self.name,
+            "version": self.version,
+            "tags": sorted(KIWI_CONTENT_TAGS),
+            "kiwipiepy": kiwipiepy.__version__,
+        }
 
-    def _terms(self, tokens) -> list[str]:  # noqa: ANN001
+    def _terms(self, tokens) -> list[str]:
         return [t.form.lower() for t in tokens if t.tag in KIWI_CONTENT_TAGS]
 
     def tokenize(self, texts: Sequence[str]) -> list[list[str]]:

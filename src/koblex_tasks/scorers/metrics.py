@@ -13,12 +13,18 @@ BOOTSTRAP_SEED = 0
 
 
 def _values(scores: Sequence[SampleScore]) -> np.ndarray:
-    vals = np.array([float(s.score.value) for s in scores if isinstance(s.score.value, int | float)], dtype=float)
+    vals = np.array(
+        [float(s.score.value) for s in scores if isinstance(s.score.value, int | float)], dtype=float
+    )
     return vals[~np.isnan(vals)]
 
 
-def bootstrap_interval(values: np.ndarray, confidence: float = 0.95, resamples: int = BOOTSTRAP_RESAMPLES,
-                       seed: int = BOOTSTRAP_SEED) -> tuple[float, float]:
+def bootstrap_interval(
+    values: np.ndarray,
+    confidence: float = 0.95,
+    resamples: int = BOOTSTRAP_RESAMPLES,
+    seed: int = BOOTSTRAP_SEED,
+) -> tuple[float, float]:
     """Percentile bootstrap interval of the mean; a single value (or none) gives a degenerate interval."""
     if len(values) == 0:
         return float("nan"), float("nan")

@@ -31,9 +31,13 @@ def provision_match() -> Scorer:
     async def score(state: TaskState, target: Target) -> Score:
         record = store_as(ProvisionEvidence)
         if not record.method:
-            return Score.unscored(reason="no_evidence", explanation="the solver recorded no provision evidence")
+            return Score.unscored(
+                reason="no_evidence", explanation="the solver recorded no provision evidence"
+            )
         if not record.uses_retrieval:
-            return Score.unscored(reason="closed_book", explanation=f"{record.method} retrieves no provisions")
+            return Score.unscored(
+                reason="closed_book", explanation=f"{record.method} retrieves no provisions"
+            )
         gold = state.metadata["gold_provisions"]
         result = set_match(record.predicted, gold)
         hits = sorted(set(record.predicted) & set(gold))

@@ -9,7 +9,8 @@ from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import TaskState
 
 from koblex_tasks.scorers.metrics import standard_metrics
-from koblex_tasks.scorers.text import official_prediction, strip_reasoning, token_f1 as f1_parts
+from koblex_tasks.scorers.text import official_prediction, strip_reasoning
+from koblex_tasks.scorers.text import token_f1 as f1_parts
 
 
 @scorer(metrics={"token_f1": standard_metrics(), "empty_answer": standard_metrics()[:1]})

@@ -42,7 +42,9 @@ def answer_after_marker(completion: str, marker: str = "Answer:") -> str:
 
 async def ask(prompt_text: str, config: GenerateConfig | None = None) -> ModelOutput:
     """One intermediate call to the model under evaluation (not the final answer)."""
-    return await get_model().generate([ChatMessageUser(content=prompt_text)], config=config or GenerateConfig())
+    return await get_model().generate(
+        [ChatMessageUser(content=prompt_text)], config=config or GenerateConfig()
+    )
 
 
 async def answer_with_prompt(state: TaskState, generate: Generate, prompt_text: str) -> TaskState:

@@ -4,9 +4,8 @@ Scorers read only this (plus the sample's metadata), never solver internals, so 
 correctly as soon as it fills `predicted` and sets `uses_retrieval`.
 """
 
-from pydantic import Field
-
 from inspect_ai.util import StoreModel
+from pydantic import Field
 
 
 class ProvisionEvidence(StoreModel):

@@ -117,7 +117,9 @@ def parser(
 
     async def _parametric_provisions(state: TaskState, record: ProvisionEvidence) -> list[str]:
         prompt = koblex_prompt(state, "parser_provisions", prompt_version)
-        reply = await ask(prompt.render(background=state.metadata["background"], question=state.metadata["question"]))
+        reply = await ask(
+            prompt.render(background=state.metadata["background"], question=state.metadata["question"])
+        )
         guesses = parse_provision_list(reply.completion)
         if guesses is None:
             record.count("provision_list_unparsed")
@@ -127,14 +129,21 @@ def parser(
             guesses = guesses[:max_provisions]
         return guesses
 
-    async def _select(state: TaskState, record: ProvisionEvidence, candidate_lists: list[list[Hit]]) -> list[str]:
+    async def _select(
+        state: TaskState, record: ProvisionEvidence, candidate_lists: list[list[Hit]]
+    ) -> list[str]:
         prompt = koblex_prompt(state, "parser_select", prompt_version)
         shown = [hits for hits in candidate_lists if hits]
         record.count("guesses_without_candidates", len(candidate_lists) - len(shown))
         replies = await collect(
             *[
-                ask(prompt.render(background=state.metadata["background"], question=state.metadata["question"],
-                                  candidates=format_candidates(hits)))
+                ask(
+                    prompt.render(
+                        background=state.metadata["background"],
+                        question=state.metadata["question"],
+                        candidates=format_candidates(hits),
+                    )
+                )
                 for hits in shown
             ]
         )
@@ -151,7 +160,13 @@ def parser(
     return solve
 
 
-async def _candidates(retriever: Retriever, question: str, guesses: list[str], k: int, l: int) -> list[list[Hit]]:  # noqa: E741
+async def _candidates(
+    retriever: Retriever,
+    question: str,
+    guesses: list[str],
+    k: int,
+    l: int,  # noqa: E741
+) -> list[list[Hit]]:
     """BM25 top-k per guess, then rerank against the question (as the official code does) to top-l."""
     first_stage = await retriever.asearch_many(guesses, k) if guesses else []
     return [await retriever.arerank(question, hits, l) for hits in first_stage]

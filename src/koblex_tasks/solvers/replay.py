@@ -28,7 +28,12 @@ def replay(file: str, method: str | None = None, model_name: str | None = None) 
             raise DataError(file, None, f"no prediction for sample {state.sample_id!r}")
         record = evidence(method, uses_retrieval=prediction.provisions is not None)
         record.predicted = list(prediction.provisions or [])
-        state.metadata["replay"] = {"file": file, "line": prediction.line, "method": method, "model": model_name}
+        state.metadata["replay"] = {
+            "file": file,
+            "line": prediction.line,
+            "method": method,
+            "model": model_name,
+        }
         state.output = ModelOutput.from_content(model=model_name, content=prediction.answer)
         state.messages.append(ChatMessageAssistant(content=prediction.answer, model=model_name))
         return state

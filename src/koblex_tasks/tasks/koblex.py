@@ -4,6 +4,7 @@ Defaults reproduce the paper's ParSeR setting except where noted in the README (
 reranker unless `-T reranker=bge`). Deterministic scorers: provision match and token F1.
 """
 
+import logging
 from typing import Literal
 
 from inspect_ai import Task, task
@@ -13,12 +14,17 @@ from inspect_ai.solver import Solver
 from koblex_tasks import __version__
 from koblex_tasks.corpus.retriever import RetrieverSettings
 from koblex_tasks.corpus.statutes import STATUTE_HF_REVISION
-from koblex_tasks.scorers import provision_match, token_f1
+from koblex_tasks.scorers import grader_bound, lf_eval, provision_match, token_f1
 from koblex_tasks.solvers import parser
 from koblex_tasks.solvers._common import RETRIEVAL_METADATA_KEY
 from koblex_tasks.tasks.koblex_data import KOBLEX_HF_REVISION, koblex_dataset, load_koblex
 
 TASK_VERSION = "1.0.0"
+logger = logging.getLogger(__name__)
+NO_JUDGE = (
+    "KoBLEX: no `grader` model role is bound, so LF-Eval is not computed (deterministic metrics only). "
+    "Bind a judge with --model-role grader=<model> (the paper used openai/gpt-4o)."
+)
 
 
 @task
@@ -32,6 +38,8 @@ def koblex(
     reranker: str = "none",
     official: bool = False,
     hops: int | list[int] | None = None,
+    judge: bool | None = None,
+    judge_language: Literal["en", "ko"] = "en",
     solver: Solver | None = None,
 ) -> Task:
     """KoBLEX open-answer legal QA with statute retrieval.
@@ -46,6 +54,9 @@ def koblex(
         reranker: "none", "bge" (the paper's dragonkue/bge-reranker-v2-m3-ko), or a cross-encoder id/path.
         official: score exactly like the paper's script (800-character cut, rounding).
         hops: keep only questions with this many gold provisions (e.g. 1 or [2,3]).
+        judge: add the LF-Eval judge scorer; None = only when a `grader` model role is bound (never the
+            evaluated model). Set True when building the task in Python and passing model_roles to eval().
+        judge_language: LF-Eval prompt language, "en" (the paper's) or "ko".
         solver: the method (default: ParSeR); `--solver` on the command line replaces it.
     """
     questions = load_koblex(data, lang, revision)
@@ -56,11 +67,18 @@ def koblex(
     if hops is not None:
         wanted = {hops} if isinstance(hops, int) else set(hops)
         dataset = dataset.filter(lambda s: s.metadata["hop_count"] in wanted)
+    use_judge = grader_bound() if judge is None else judge
+    scorers = [provision_match(), token_f1(official=official)]
+    if use_judge:
+        scorers.append(lf_eval(language=judge_language))
+    else:
+        logger.warning(NO_JUDGE)
     return Task(
         dataset=dataset,
         solver=solver or parser(),
-        scorer=[provision_match(), token_f1(official=official)],
-        config=GenerateConfig(temperature=0.0),
+        scorer=scorers,
+        # The paper: temperature 0.01 (OpenAI) or 0.0 (vLLM), up to 2000 new tokens.
+        config=GenerateConfig(temperature=0.0, max_tokens=2000),
         version=TASK_VERSION,
         metadata={
             "benchmark": "koblex",
@@ -70,5 +88,8 @@ def koblex(
             "dataset_size": len(questions.records),
             "retrieval": settings.as_dict(),
             "official_scoring": official,
+            "lf_eval": f"judge prompt {judge_language}"
+            if use_judge
+            else "not computed: no grader role bound",
         },
     )

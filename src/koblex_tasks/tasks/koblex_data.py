@@ -58,7 +58,9 @@ def fingerprint_records(records: list[dict[str, Any]]) -> str:
     return digest.hexdigest()
 
 
-def load_koblex(data: str | None = None, lang: str = "ko", revision: str | None = KOBLEX_HF_REVISION) -> KoblexData:
+def load_koblex(
+    data: str | None = None, lang: str = "ko", revision: str | None = KOBLEX_HF_REVISION
+) -> KoblexData:
     """Read and validate the questions; duplicate ids are an error naming both lines."""
     if lang not in LANG_SUFFIX:
         raise ValueError(f"lang must be one of {sorted(LANG_SUFFIX)}, got {lang!r}")
@@ -72,7 +74,9 @@ def load_koblex(data: str | None = None, lang: str = "ko", revision: str | None 
     for line, record in numbered:
         _validate(record, source, line, lang)
         if record["id"] in seen:
-            raise DataError(source, line, f"duplicate id {record['id']!r} (first at line {seen[record['id']]})")
+            raise DataError(
+                source, line, f"duplicate id {record['id']!r} (first at line {seen[record['id']]})"
+            )
         seen[record["id"]] = line
     if not numbered:
         raise DataError(source, None, "no questions in the dataset")
@@ -85,7 +89,9 @@ def gold_provisions(record: dict[str, Any], lang: str) -> list[str]:
     return [provision_key(c["hierarchy" + suffix], c["content" + suffix]) for c in record["contexts"]]
 
 
-def record_to_sample(record: dict[str, Any], lang: str, extra_metadata: dict[str, Any] | None = None) -> Sample:
+def record_to_sample(
+    record: dict[str, Any], lang: str, extra_metadata: dict[str, Any] | None = None
+) -> Sample:
     """Input = background + question; target = the reference answer; gold provisions and hops in metadata.
 
     `hop_count` is the number of gold provisions (the paper's 55/125/46 split); the file's own `n_hops`
@@ -112,6 +118,8 @@ def record_to_sample(record: dict[str, Any], lang: str, extra_metadata: dict[str
     )
 
 
-def koblex_dataset(data: KoblexData, lang: str, extra_metadata: dict[str, Any] | None = None) -> MemoryDataset:
+def koblex_dataset(
+    data: KoblexData, lang: str, extra_metadata: dict[str, Any] | None = None
+) -> MemoryDataset:
     samples = [record_to_sample(r, lang, extra_metadata) for r in data.records]
     return MemoryDataset(samples=samples, name="koblex", location=data.source)

@@ -1,6 +1,6 @@
 """`koblexmock/<name>`: a scripted, offline model that speaks every KoBLEX prompt's format.
 
-It answers a parametric-provision prompt with a one-item list echoing the question, a selection prompt with
+It answers a judge prompt with the score 7, a parametric-provision prompt with a one-item list echoing the question, a selection prompt with
 `Answer: 0`, and anything else with `Answer: ` plus the first sentence of the prompt's query. Every output
 carries `usage`, so Inspect never tries to download a tokenizer to count tokens.
 """
@@ -16,6 +16,8 @@ def usage_for(prompt: str, completion: str) -> ModelUsage:
 
 
 def scripted_reply(prompt: str) -> str:
+    if prompt.rstrip().endswith(("Score:", "점수:")):
+        return "7"  # a judge prompt (LF-Eval) asks for a bare score
     query = prompt.rsplit("<Query>", 1)[-1]
     if "Candidates:" in query:
         return "Answer: 0"
@@ -26,8 +28,9 @@ def scripted_reply(prompt: str) -> str:
     return f"Answer: {first}"
 
 
-def scripted_output(messages: list[ChatMessage], tools: list[ToolInfo], tool_choice: ToolChoice,
-                    config: GenerateConfig) -> ModelOutput:
+def scripted_output(
+    messages: list[ChatMessage], tools: list[ToolInfo], tool_choice: ToolChoice, config: GenerateConfig
+) -> ModelOutput:
     prompt = messages[-1].text if messages else ""
     reply = scripted_reply(prompt)
     output = ModelOutput.from_content(model="koblexmock", content=reply)
@@ -39,7 +42,13 @@ def scripted_output(messages: list[ChatMessage], tools: list[ToolInfo], tool_cho
 class KoblexMock(MockLLM):
     """MockLLM with the scripted KoBLEX replies by default (tests may still pass `custom_outputs`)."""
 
-    def __init__(self, model_name: str, base_url: str | None = None, api_key: str | None = None,
-                 config: GenerateConfig = GenerateConfig(), **model_args) -> None:  # noqa: ANN003
+    def __init__(
+        self,
+        model_name: str,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        config: GenerateConfig | None = None,
+        **model_args,
+    ) -> None:
         model_args.setdefault("custom_outputs", scripted_output)
-        super().__init__(model_name, base_url, api_key, config, **model_args)
+        super().__init__(model_name, base_url, api_key, config or GenerateConfig(), **model_args)

@@ -1,0 +1,109 @@
+"""Shared fixtures: the real data (read in place, skipped when absent), an isolated index cache, tiny corpora."""
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+SHARED_ENV = "KOBLEX_SHARED_DATA"
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _isolated_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Index caches go to a per-session temp dir, never the user's cache."""
+    os.environ["KOBLEX_CACHE_DIR"] = str(tmp_path_factory.mktemp("koblex-cache"))
+
+
+@pytest.fixture(autouse=True)
+def _fresh_retrievers() -> None:
+    from koblex_tasks.corpus.retriever import clear_retrievers
+
+    clear_retrievers()
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    """`$KOBLEX_SHARED_DATA` (the read-only shared/data folder); tests using it skip when it is absent."""
+    root = os.environ.get(SHARED_ENV)
+    if not root:
+        pytest.skip(f"{SHARED_ENV} is not set: point it at shared/data to run the real-data tests")
+    path = Path(root)
+    if not (path / "koblex" / "koblex.jsonl").is_file():
+        pytest.skip(f"{SHARED_ENV}={root} does not contain koblex/koblex.jsonl")
+    return path
+
+
+def write_jsonl(path: Path, rows: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+TINY_STATUTES = [
+    {
+        "id": "민법 766조 1항",
+        "hierarchy": "민법 766조  손해배상청구권의 소멸시효 1항",
+        "content": "①불법행위로 인한 손해배상의 청구권은 손해 및 가해자를 안 날로부터 3년간 이를 행사하지 아니하면 시효로 인하여 소멸한다.",
+    },
+    {
+        "id": "상법 814조 1항",
+        "hierarchy": "상법 814조  운송인의 채권ㆍ채무의 소멸 1항",
+        "content": "①운송인의 송하인 또는 수하인에 대한 채권 및 채무는 운송인이 수하인에게 운송물을 인도한 날부터 1년 이내에 재판상 청구가 없으면 소멸한다.",
+    },
+    {
+        "id": "형법 337조",
+        "hierarchy": "형법 337조  강도상해, 치상",
+        "content": "제337조(강도상해, 치상) 강도가 사람을 상해하거나 상해에 이르게 한때에는 무기 또는 7년 이상의 징역에 처한다.",
+    },
+    {
+        "id": "형법 335조",
+        "hierarchy": "형법 335조  준강도",
+        "content": "제335조(준강도) 절도가 재물의 탈환에 항거하거나 체포를 면탈할 목적으로 폭행 또는 협박한 때에는 제333조의 예에 따른다.",
+    },
+    {
+        "id": "행정소송법 27조",
+        "hierarchy": "행정소송법 27조  재량처분의 취소",
+        "content": "제27조(재량처분의 취소) 행정청의 재량에 속하는 처분이라도 재량권의 한계를 넘거나 그 남용이 있는 때에는 법원은 이를 취소할 수 있다.",
+    },
+]
+
+
+def statute_key(row: dict) -> str:
+    return row["hierarchy"] + row["content"]
+
+
+def tiny_question(qid: str, gold_rows: list[dict], question: str, background: str = "배경 사실이다.") -> dict:
+    return {
+        "id": qid,
+        "question": question,
+        "answer": "정답은 소멸한다.",
+        "background": background,
+        "question_eng": "q",
+        "answer_eng": "a",
+        "background_eng": "b",
+        "n_hops": len(gold_rows),
+        "contexts": [
+            {
+                "index": r["hierarchy"],
+                "hierarchy": r["hierarchy"],
+                "content": r["content"],
+                "hierarchy_eng": "ENG " + r["id"],
+                "content_eng": "eng text",
+            }
+            for r in gold_rows
+        ],
+    }
+
+
+@pytest.fixture
+def tiny_corpus(tmp_path: Path) -> Path:
+    return write_jsonl(tmp_path / "statutes.jsonl", TINY_STATUTES)
+
+
+@pytest.fixture
+def tiny_questions(tmp_path: Path) -> Path:
+    rows = [
+        tiny_question("q1", [TINY_STATUTES[1]], "운송물 인도 후 손해배상 청구는 언제 소멸하는가?"),
+        tiny_question("q2", [TINY_STATUTES[2], TINY_STATUTES[3]], "강도가 상해를 입히면 어떤 처벌을 받는가?"),
+    ]
+    return write_jsonl(tmp_path / "questions.jsonl", rows)

@@ -1,0 +1,80 @@
+"""The cross-encoder reranker's real loading code, on a tiny random-weight model built here (no downloads)."""
+
+from pathlib import Path
+
+import pytest
+
+from koblex_tasks.corpus.rerank import CrossEncoderReranker, NoReranker, get_reranker
+from koblex_tasks.corpus.retriever import RetrieverSettings, build_retriever
+from tests.conftest import TINY_STATUTES, statute_key
+
+
+@pytest.fixture(scope="module")
+def tiny_cross_encoder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    pytest.importorskip("torch", reason="the rerank extra (torch) is not installed")
+    transformers = pytest.importorskip(
+        "transformers", reason="the rerank extra (transformers) is not installed"
+    )
+    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+
+    texts = [statute_key(r) for r in TINY_STATUTES] * 3
+    tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
+    tok.pre_tokenizer = pre_tokenizers.Whitespace()
+    tok.train_from_iterator(
+        texts, trainers.WordPieceTrainer(vocab_size=300, special_tokens=["[PAD]", "[UNK]", "[CLS]", "[SEP]"])
+    )
+    hf_tok = transformers.PreTrainedTokenizerFast(
+        tokenizer_object=tok, pad_token="[PAD]", unk_token="[UNK]", cls_token="[CLS]", sep_token="[SEP]"
+    )
+    config = transformers.BertConfig(
+        vocab_size=len(hf_tok),
+        hidden_size=32,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        intermediate_size=64,
+        num_labels=1,
+        max_position_embeddings=256,
+    )
+    transformers.set_seed(0)
+    path = tmp_path_factory.mktemp("tiny-cross-encoder")
+    transformers.BertForSequenceClassification(config).save_pretrained(path)
+    hf_tok.save_pretrained(path)
+    return path
+
+
+def test_cross_encoder_scores_are_sigmoid_probabilities(tiny_cross_encoder: Path) -> None:
+    reranker = get_reranker(str(tiny_cross_encoder), device="cpu")
+    assert isinstance(reranker, CrossEncoderReranker)
+    passages = [statute_key(r) for r in TINY_STATUTES]
+    scores = reranker.scores("강도가 상해를 입히면?", passages)
+    assert len(scores) == len(passages) and all(0.0 < s < 1.0 for s in scores)
+    assert scores == reranker.scores("강도가 상해를 입히면?", passages)  # deterministic
+    assert reranker.scores("q", []) == []
+
+
+def test_retriever_reorders_by_reranker(tiny_cross_encoder: Path, tiny_corpus: Path) -> None:
+    retriever = build_retriever(
+        RetrieverSettings(corpus=str(tiny_corpus), tokenizer="official", reranker=str(tiny_cross_encoder))
+    )
+    hits = retriever.search("강도가 사람을 상해하거나 재량권의 한계를 넘거나 운송물을", 5)
+    reranked = retriever.rerank("질문", hits, top=2)
+    scores = retriever.reranker.scores("질문", [h.provision.key for h in hits])
+    best = sorted(range(len(hits)), key=lambda i: (-scores[i], i))[:2]
+    assert [h.provision.key for h in reranked] == [hits[i].provision.key for i in best]
+    assert [h.rank for h in reranked] == [0, 1] and reranked[0].rerank_score == pytest.approx(scores[best[0]])
+
+
+def test_missing_dependencies_message(monkeypatch: pytest.MonkeyPatch) -> None:
+    import builtins
+
+    real_import = builtins.__import__
+
+    def no_torch(name: str, *args, **kwargs):
+        if name == "torch":
+            raise ImportError("no torch")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_torch)
+    with pytest.raises(RuntimeError, match=r"koblex-tasks\[rerank\]"):
+        CrossEncoderReranker("some/model").scores("q", ["p"])
+    assert NoReranker().scores("q", ["a", "b"]) == [0.0, -1.0]

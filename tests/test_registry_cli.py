@@ -1,0 +1,109 @@
+"""The package as users meet it: registry names resolve, `inspect eval` runs from the command line."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from inspect_ai._util.registry import registry_lookup
+from inspect_ai.log import read_eval_log
+
+
+@pytest.mark.parametrize(
+    ("kind", "name"),
+    [
+        ("task", "koblex_tasks/koblex"),
+        ("solver", "koblex_tasks/parser"),
+        ("solver", "koblex_tasks/one_time_retrieval"),
+        ("solver", "koblex_tasks/standard_prompting"),
+        ("solver", "koblex_tasks/chain_of_thought"),
+        ("solver", "koblex_tasks/replay"),
+        ("scorer", "koblex_tasks/provision_match"),
+        ("scorer", "koblex_tasks/token_f1"),
+        ("scorer", "koblex_tasks/lf_eval"),
+        ("tool", "koblex_tasks/search_statutes"),
+    ],
+)
+def test_registry_names_resolve(kind: str, name: str) -> None:
+    assert registry_lookup(kind, name) is not None  # type: ignore[arg-type]
+
+
+@pytest.mark.slow
+def test_inspect_eval_cli_with_scripted_provider(
+    tiny_questions: Path, tiny_corpus: Path, tmp_path: Path
+) -> None:
+    logs = tmp_path / "logs"
+    cmd = [
+        sys.executable,
+        "-m",
+        "inspect_ai",
+        "eval",
+        "koblex_tasks/koblex",
+        "--model",
+        "koblexmock/scripted",
+        "-T",
+        f"data={tiny_questions}",
+        "-T",
+        f"corpus={tiny_corpus}",
+        "-T",
+        "tokenizer=official",
+        "--solver",
+        "koblex_tasks/parser",
+        "-S",
+        "k=5",
+        "-S",
+        "l=3",
+        "--log-dir",
+        str(logs),
+        "--display",
+        "none",
+        "--log-format",
+        "json",
+    ]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    [log_file] = list(logs.glob("*.json"))
+    log = read_eval_log(str(log_file))
+    assert log.status == "success"
+    assert log.eval.task == "koblex_tasks/koblex" and log.eval.solver == "koblex_tasks/parser"
+    assert log.eval.solver_args == {"k": 5, "l": 3}
+    assert log.eval.metadata["retrieval"]["tokenizer"] == "official"
+    assert len(log.samples) == 2
+    assert all(s.store.get("ProvisionEvidence:method") == "parser" for s in log.samples)
+    assert "lf_eval" not in {s.name for s in log.results.scores}  # no grader bound: no judge scorer
+
+
+@pytest.mark.slow
+def test_grader_role_adds_lf_eval(tiny_questions: Path, tiny_corpus: Path, tmp_path: Path) -> None:
+    """A bound grader adds LF-Eval; the scripted judge has no logprobs, so the sampled fallback is used."""
+    logs = tmp_path / "logs"
+    cmd = [
+        sys.executable,
+        "-m",
+        "inspect_ai",
+        "eval",
+        "koblex_tasks/koblex",
+        "--model",
+        "koblexmock/m",
+        "--model-role",
+        "grader=koblexmock/judge",
+        "-T",
+        f"data={tiny_questions}",
+        "-T",
+        f"corpus={tiny_corpus}",
+        "--solver",
+        "koblex_tasks/standard_prompting",
+        "--log-dir",
+        str(logs),
+        "--display",
+        "none",
+        "--log-format",
+        "json",
+    ]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    log = read_eval_log(str(next(logs.glob("*.json"))))
+    lf = next(s for s in log.results.scores if s.name == "lf_eval")
+    assert lf.metrics["koblex_tasks/scored_mean"].value == 70.0
+    meta = log.samples[0].scores["lf_eval"].metadata
+    assert meta["mode"] == "sampled" and meta["judge_model"].startswith("koblexmock/judge")
