@@ -9,10 +9,18 @@ from koblex_tasks.errors import DataError
 
 def _replay_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("replay", help="turn a released prediction file into a scored Inspect eval log")
-    p.add_argument("file", help="released prediction file, e.g. parser_gpt4o.jsonl")
+    p.add_argument("file", help="released prediction file (parser_gpt4o.jsonl) or LEGIT responses file")
     p.add_argument(
-        "--data", default=None, help="local KoBLEX questions JSONL (default: Hugging Face dataset)"
+        "--benchmark",
+        choices=["koblex", "legit"],
+        default=None,
+        help="which benchmark the file belongs to (default: detected from its first line)",
     )
+    p.add_argument("--data", default=None, help="local questions JSONL (default: the published dataset)")
+    p.add_argument(
+        "--grader", default=None, help="LEGIT only (required): the judge model, e.g. openai/gpt-4.1"
+    )
+    p.add_argument("--rule", choices=["paper", "official"], default="paper", help="LEGIT only: scoring rule")
     p.add_argument("--official", action="store_true", help="score exactly like the paper's evaluation script")
     p.add_argument("--log-dir", default="logs", help="where the eval log is written (default: ./logs)")
     p.add_argument("--method", default=None, help="method name to record (default: inferred from file name)")
@@ -21,9 +29,40 @@ def _replay_parser(sub: argparse._SubParsersAction) -> None:
     )
 
 
+def detect_benchmark(file: str) -> str:
+    """LEGIT response files have `doc_id`/`response`; KoBLEX prediction files have `question`/`answers`."""
+    from koblex_tasks.jsonl import read_jsonl
+
+    for _, first in read_jsonl(file):
+        return "legit" if "doc_id" in first and "response" in first else "koblex"
+    raise DataError(file, None, "the file is empty")
+
+
+def _replay_legit(args: argparse.Namespace) -> int:
+    from koblex_tasks.legit import run_legit_replay
+    from koblex_tasks.scorers.metrics import metric_values
+
+    if args.grader is None:
+        raise ValueError("LEGIT answers can only be scored by a judge: pass --grader <model>")
+    log = run_legit_replay(
+        args.file,
+        data=args.data,
+        grader=args.grader,
+        log_dir=args.log_dir,
+        rule=args.rule,
+        model_name=args.model_name,
+    )
+    print(f"benchmark: legit  generator: {log.eval.metadata['generator']}  log: {log.location}")
+    headline = {s.name: metric_values(s).get("scored_mean") for s in log.results.scores}
+    print(json.dumps(headline))
+    return 0
+
+
 def _replay(args: argparse.Namespace) -> int:
     from koblex_tasks.replay_run import run_replay
 
+    if (args.benchmark or detect_benchmark(args.file)) == "legit":
+        return _replay_legit(args)
     result = run_replay(
         args.file,
         data=args.data,

@@ -8,6 +8,7 @@ from inspect_ai.log import EvalLog
 
 from koblex_tasks.errors import DataError
 from koblex_tasks.released import index_by_question, infer_method_and_model, load_released, question_key
+from koblex_tasks.scorers.metrics import metric_values
 from koblex_tasks.solvers import replay
 from koblex_tasks.tasks import koblex
 from koblex_tasks.tasks.koblex_data import load_koblex
@@ -39,7 +40,7 @@ def headline_means(log: EvalLog) -> dict[str, float]:
     """Scored means on Inspect's 0-1 scale; provision keys only when the run scored any provisions."""
     out: dict[str, float] = {}
     for score in log.results.scores if log.results else []:
-        metrics = {name.rsplit("/", 1)[-1]: m.value for name, m in score.metrics.items()}
+        metrics = metric_values(score)
         if score.name in HEADLINE and metrics.get("scored_count", 0) > 0:
             out[score.name] = metrics["scored_mean"]
     return {k: out[k] for k in HEADLINE if k in out}

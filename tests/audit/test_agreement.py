@@ -298,13 +298,6 @@ def test_cli_table(human_csv: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert "241/299 = 0.806" in out and "0.611" in out and "95% CI" in out
 
 
-def test_cli_log_argument_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    labels = _write(tmp_path, [HEADER, "1,g,d,,A1,1,1,5", "2,g,d,,A4,1,1,5"])
-    assert judge_audit_main([str(labels), str(tmp_path / "judge.eval")]) == 2
-    err = capsys.readouterr().err
-    assert "judge.eval" in err and "arrives with the LEGIT scorer" in err and "Traceback" not in err
-
-
 def test_cli_bad_inputs_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     one_group = _write(tmp_path, [HEADER, "1,g,d,,A1,1,1,5"])
     assert judge_audit_main([str(one_group)]) == 2

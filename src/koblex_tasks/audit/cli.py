@@ -19,7 +19,7 @@ from koblex_tasks.audit.agreement import (
     Estimate,
     compare_labellers,
 )
-from koblex_tasks.audit.labels import LabellerSet, labellers_by_group, load_labels
+from koblex_tasks.audit.labels import LabellerSet, labeller_from_records, labellers_by_group, load_labels
 
 __all__ = ["format_report", "judge_audit_main", "load_judge_labels_from_log"]
 
@@ -27,13 +27,16 @@ PROG = "koblex judge-audit"
 
 
 def load_judge_labels_from_log(path: str | Path) -> LabellerSet:
-    """Extension point: read an LLM judge's issue-level labels from an eval log.
+    """An LLM judge's issue-level labels from a LEGIT eval log, named after the judge model."""
+    from inspect_ai.log import read_eval_log
 
-    The LEGIT scorer will implement this by extracting, per sample, the judge's ``evaluation_result``
-    ({issue_id: {contains_issue, correct_conclusion, score}}) and returning
-    ``labeller_from_records(f"judge {model}", records)``; ``issue_id`` "" (or None) is the root node.
-    """
-    raise NotImplementedError("reading judge labels from eval logs arrives with the LEGIT scorer")
+    from koblex_tasks.legit.judge_labels import load_judge_labels_from_log as records_from_log
+
+    log = read_eval_log(str(path))
+    roles = log.eval.model_roles or {}
+    grader = roles.get("grader")
+    judge = getattr(grader, "model", None) or "judge"
+    return labeller_from_records(f"judge {judge} ({Path(path).name})", records_from_log(log))
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -151,7 +154,7 @@ def judge_audit_main(argv: list[str] | None = None) -> int:
     for log in args.logs:
         try:
             judges.append(load_judge_labels_from_log(log))
-        except (NotImplementedError, OSError, ValueError) as exc:
+        except (OSError, ValueError, KeyError) as exc:
             return _error(f"cannot read judge labels from {log}: {exc}")
 
     pairs: list[tuple[LabellerSet, LabellerSet]] = []
@@ -163,6 +166,7 @@ def judge_audit_main(argv: list[str] | None = None) -> int:
             f"{args.labels} has {len(humans)} group(s) {sorted(groups)}; without LOG arguments it needs 2"
         )
     pairs += [(h, j) for j in judges for h in humans]
+    pairs += [(a, b) for i, a in enumerate(judges) for b in judges[i + 1 :]]  # judge vs judge
 
     reports = [compare_labellers(a, b, n_boot=args.n_boot, seed=args.seed) for a, b in pairs]
     if args.json:

@@ -100,3 +100,8 @@ def by_hops() -> Metric:
 
 def standard_metrics() -> list[Metric]:
     return [scored_mean(), ci_lower(), ci_upper(), scored_count(), by_hops()]
+
+
+def metric_values(eval_score) -> dict[str, float]:
+    """An EvalScore's metrics by plain name (`scored_mean`), without the registry prefix."""
+    return {name.rsplit("/", 1)[-1]: m.value for name, m in eval_score.metrics.items()}
