@@ -93,15 +93,27 @@ def test_unreadable_log_is_a_clear_error(tmp_path, capsys: pytest.CaptureFixture
     assert "judge.eval" in err and "Traceback" not in err
 
 
-def test_cli_replays_legit_responses(legit_shared, sample_file, tmp_path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_replays_legit_responses(
+    legit_shared, sample_file, tmp_path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """`koblex replay` detects a LEGIT response file and refuses to score it without a judge."""
     from koblex_tasks.cli import main
 
     released = str(legit_shared / "released_responses" / "gpt-4.1.jsonl")
     assert main(["replay", released, "--data", str(sample_file), "--log-dir", str(tmp_path)]) == 2
     assert "pass --grader" in capsys.readouterr().err
-    code = main(["replay", released, "--data", str(sample_file), "--log-dir", str(tmp_path),
-                 "--grader", "koblexmock/judge"])
+    code = main(
+        [
+            "replay",
+            released,
+            "--data",
+            str(sample_file),
+            "--log-dir",
+            str(tmp_path),
+            "--grader",
+            "koblexmock/judge",
+        ]
+    )
     assert code == 0
     out = capsys.readouterr().out.strip().splitlines()
     assert out[0].startswith("benchmark: legit  generator: gpt-4.1")
