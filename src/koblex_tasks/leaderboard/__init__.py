@@ -1,0 +1,1 @@
+"""Leaderboard: compare runs on shared benchmark items with uncertainty and significance tests."""
