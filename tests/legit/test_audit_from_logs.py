@@ -118,4 +118,4 @@ def test_cli_replays_legit_responses(
     out = capsys.readouterr().out.strip().splitlines()
     assert out[0].startswith("benchmark: legit  generator: gpt-4.1")
     headline = json.loads(out[-1])
-    assert "legit_score" in headline
+    assert headline["legit_score"] == 10.0  # the scripted judge finds every issue covered and correct

@@ -1,6 +1,6 @@
 """`koblexmock/<name>`: a scripted, offline model that speaks every KoBLEX prompt's format.
 
-It answers a judge prompt with the score 7, a parametric-provision prompt with a one-item list echoing the question, a selection prompt with
+It answers an LF-Eval judge prompt with the score 7, a LEGIT issue judge with a covered-and-correct verdict, a parametric-provision prompt with a one-item list echoing the question, a selection prompt with
 `Answer: 0`, and anything else with `Answer: ` plus the first sentence of the prompt's query. Every output
 carries `usage`, so Inspect never tries to download a tokenizer to count tokens.
 """
@@ -18,6 +18,13 @@ def usage_for(prompt: str, completion: str) -> ModelUsage:
 def scripted_reply(prompt: str) -> str:
     if prompt.rstrip().endswith(("Score:", "점수:")):
         return "7"  # a judge prompt (LF-Eval) asks for a bare score
+    if prompt.rstrip().endswith("<OUTPUT>") and "contains_issue" in prompt:
+        # the LEGIT issue judge: covered, and correct unless the answer is empty
+        correct = "true" if "<TEXT>\n\n</TEXT>" not in prompt else "false"
+        return (
+            f'{{"rationales": "scripted", "contains_issue": true, "correct_conclusion": {correct}}}</OUTPUT>'
+        )
+
     query = prompt.rsplit("<Query>", 1)[-1]
     if "Candidates:" in query:
         return "Answer: 0"
