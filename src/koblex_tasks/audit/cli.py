@@ -50,6 +50,11 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("logs", nargs="*", type=Path, metavar="LOG", help="eval logs with judge labels")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
     parser.add_argument(
+        "--lf-eval",
+        action="store_true",
+        help="LABELS.csv holds human ratings (sample_id,rating) of KoBLEX answers; LOGs hold LF-Eval scores",
+    )
+    parser.add_argument(
         "--n-boot", type=int, default=DEFAULT_N_BOOT, help="bootstrap resamples (default 2000)"
     )
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help="bootstrap seed (default 0)")
@@ -137,6 +142,41 @@ def _error(message: str) -> int:
     return 2
 
 
+def _lf_eval_audit(args: argparse.Namespace) -> int:
+    """Pearson and Spearman between human ratings and each log's LF-Eval judge scores."""
+    from koblex_tasks.audit.agreement import rating_correlation
+    from koblex_tasks.audit.ratings import lf_eval_scores, load_ratings
+
+    if not args.logs:
+        return _error("--lf-eval needs at least one LOG with LF-Eval scores")
+    try:
+        human = load_ratings(args.labels)
+        judged = [(log, *lf_eval_scores(log)) for log in args.logs]
+    except (OSError, ValueError) as exc:
+        return _error(str(exc))
+    results = []
+    for log, scores, unscored in judged:
+        result = rating_correlation(human, scores).to_dict()
+        results.append({"log": str(log), "unscored": unscored, **result})
+    if args.json:
+        print(
+            json.dumps({"ratings": str(args.labels), "lf_eval": results}, ensure_ascii=False, allow_nan=False)
+        )
+        return 0
+    rows = [
+        [
+            Path(r["log"]).name,
+            str(r["shared"]),
+            str(r["unscored"]),
+            _fmt(r["pearson"]["value"]),
+            _fmt(r["spearman"]["value"]),
+        ]
+        for r in results
+    ]
+    print("\n".join(_table(["log", "items", "unscored", "pearson", "spearman"], rows)))
+    return 0
+
+
 def judge_audit_main(argv: list[str] | None = None) -> int:
     """Run the audit; returns the exit code (0 ok, 2 usage or input error) instead of raising."""
     try:
@@ -145,6 +185,8 @@ def judge_audit_main(argv: list[str] | None = None) -> int:
         return exc.code if isinstance(exc.code, int) else 2
     if args.n_boot < 0:
         return _error(f"--n-boot must be >= 0, got {args.n_boot}")
+    if args.lf_eval:
+        return _lf_eval_audit(args)
     try:
         groups = labellers_by_group(load_labels(args.labels))
     except (OSError, ValueError) as exc:
