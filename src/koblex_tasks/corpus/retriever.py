@@ -1,4 +1,10 @@
-"""The one retriever every solver uses: BM25 first stage, optional reranking, results as provisions.
+"""The one retriever every solver uses: a first stage (BM25, dense or hybrid), optional reranking, provisions.
+
+First stages (`RetrieverSettings.retrieval`):
+- `bm25` (default): bm25s over `hierarchy + content` with the chosen tokenizer, as in the paper.
+- `dense`: BGE-M3 dense vectors (`corpus/dense.py`), inner-product top-k.
+- `hybrid`: reciprocal rank fusion (`corpus/hybrid.py`) of the BM25 and dense top-`fusion_depth` lists.
+The reranker, if any, reorders whichever first stage ran.
 
 Retrievers are built once per process per settings (a lazy, thread-safe registry) because building an index
 over 233K paragraphs takes a while and samples run concurrently. `asearch` runs the CPU-bound work in a
@@ -6,21 +12,28 @@ worker thread so the event loop keeps serving model calls.
 """
 
 import threading
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 import anyio
 
 from koblex_tasks.corpus.bm25 import BM25Index, BM25Params
+from koblex_tasks.corpus.dense import DEFAULT_DENSE_MODEL, DenseIndex, get_encoder
+from koblex_tasks.corpus.hybrid import DEFAULT_RRF_K, reciprocal_rank_fusion
 from koblex_tasks.corpus.provision import Provision
 from koblex_tasks.corpus.rerank import Reranker, get_reranker
 from koblex_tasks.corpus.statutes import STATUTE_HF_REVISION, StatuteCorpus, load_statutes
 from koblex_tasks.corpus.tokenizers import get_tokenizer
 
+RETRIEVAL_MODES = ("bm25", "dense", "hybrid")
+
 
 @dataclass(frozen=True)
 class RetrieverSettings:
-    """Everything that determines retrieval results; stored in each sample's metadata and in the log."""
+    """Everything that determines retrieval results; stored in each sample's metadata and in the log.
+
+    Settings written by older versions (no `retrieval`, `dense_model`, ... keys) load as BM25 retrieval.
+    """
 
     corpus: str | None = None  # local JSONL path; None = Hugging Face dataset for `lang`
     lang: str = "ko"
@@ -29,9 +42,52 @@ class RetrieverSettings:
     reranker: str = "none"
     k1: float = 1.5
     b: float = 0.75
+    retrieval: str = "bm25"  # "bm25" | "dense" | "hybrid"
+    dense_model: str = DEFAULT_DENSE_MODEL  # hub id or local path of a BGE-M3-style encoder
+    hybrid_weights: tuple[float, float] = (1.0, 1.0)  # RRF weights of (BM25, dense)
+    rrf_k: float = DEFAULT_RRF_K
+    fusion_depth: int = 100  # hybrid: candidates taken from each ranking before fusion (at least k)
+
+    def __post_init__(self) -> None:
+        # Values arrive from -T (YAML + comma parsing), JSON logs (lists, nulls) or Python: normalise them so
+        # the settings stay hashable and equal settings compare equal.
+        defaults = {name: f.default for name, f in self.__dataclass_fields__.items()}
+        for name in ("retrieval", "dense_model", "hybrid_weights", "rrf_k", "fusion_depth"):
+            if getattr(self, name) is None:
+                object.__setattr__(self, name, defaults[name])
+        retrieval = str(self.retrieval).lower()
+        if retrieval not in RETRIEVAL_MODES:
+            raise ValueError(f"retrieval must be one of {RETRIEVAL_MODES}, got {self.retrieval!r}")
+        object.__setattr__(self, "retrieval", retrieval)
+        object.__setattr__(self, "dense_model", str(self.dense_model))
+        weights = self.hybrid_weights
+        if isinstance(weights, str):
+            weights = weights.replace(",", " ").split()
+        elif isinstance(weights, int | float):
+            weights = [weights]
+        weights = tuple(float(w) for w in weights)
+        if len(weights) != 2 or any(w < 0 for w in weights):
+            raise ValueError(f"hybrid_weights must be two non-negative numbers (BM25, dense), got {weights}")
+        object.__setattr__(self, "hybrid_weights", weights)
+        object.__setattr__(self, "rrf_k", float(self.rrf_k))
+        object.__setattr__(self, "fusion_depth", int(self.fusion_depth))
+        if self.rrf_k < 0 or self.fusion_depth < 1:
+            raise ValueError(
+                f"rrf_k must be >= 0 and fusion_depth >= 1, got {self.rrf_k}, {self.fusion_depth}"
+            )
+
+    @property
+    def uses_bm25(self) -> bool:
+        return self.retrieval in ("bm25", "hybrid")
+
+    @property
+    def uses_dense(self) -> bool:
+        return self.retrieval in ("dense", "hybrid")
 
     def as_dict(self) -> dict[str, object]:
-        return asdict(self)
+        data = asdict(self)
+        data["hybrid_weights"] = list(self.hybrid_weights)  # JSON-shaped, as it comes back from a log
+        return data
 
     @classmethod
     def from_dict(cls, data: dict[str, object] | None) -> "RetrieverSettings":
@@ -43,54 +99,84 @@ class RetrieverSettings:
 
 @dataclass(frozen=True)
 class Hit:
-    """One retrieved provision: its rank (0 = best), first-stage and (if any) rerank score."""
+    """One retrieved provision: its rank (0 = best) and the scores of the stages that produced it.
+
+    `bm25_score` is None when BM25 did not rank the provision (dense retrieval, or a hybrid hit found only
+    by the dense ranking); `dense_score` likewise; `fused_score` is the RRF score of hybrid hits.
+    """
 
     rank: int
     provision: Provision
-    bm25_score: float
+    bm25_score: float | None
     rerank_score: float | None = None
+    dense_score: float | None = None
+    fused_score: float | None = None
+    source: str = "bm25"  # the first stage: "bm25", "dense" or "hybrid"
+
+    @property
+    def first_stage_score(self) -> float | None:
+        return {"bm25": self.bm25_score, "dense": self.dense_score, "hybrid": self.fused_score}.get(
+            self.source
+        )
 
 
 class Retriever:
-    """BM25 over a statute corpus, then an optional reranker."""
+    """A first stage (BM25, dense or hybrid) over a statute corpus, then an optional reranker."""
 
     def __init__(
-        self, corpus: StatuteCorpus, index: BM25Index, reranker: Reranker, settings: RetrieverSettings
+        self,
+        corpus: StatuteCorpus,
+        index: BM25Index | None,
+        reranker: Reranker,
+        settings: RetrieverSettings,
+        dense: DenseIndex | None = None,
     ):
+        if settings.uses_bm25 and index is None:
+            raise ValueError(f"retrieval={settings.retrieval!r} needs a BM25 index")
+        if settings.uses_dense and dense is None:
+            raise ValueError(f"retrieval={settings.retrieval!r} needs a dense index")
         self.corpus = corpus
         self.index = index
+        self.dense = dense
         self.reranker = reranker
         self.settings = settings
 
     def describe(self) -> dict[str, object]:
-        return {
+        described: dict[str, object] = {
             "settings": self.settings.as_dict(),
             "corpus": self.corpus.describe(),
-            "index_key": self.index.key,
-            "tokenizer": self.index.tokenizer.config(),
+            "retrieval": self.settings.retrieval,
+            "index_key": self.index.key if self.index is not None else None,
+            "tokenizer": self.index.tokenizer.config() if self.index is not None else None,
             "reranker": self.reranker.config(),
         }
+        if self.dense is not None:
+            described["dense_index_key"] = self.dense.key
+            described["dense_encoder"] = self.dense.encoder.config()
+        return described
 
     def search(self, query: str, k: int) -> list[Hit]:
-        """BM25 top-k for `query`, in score order."""
-        return self._to_hits(self.index.search(query, k))
+        """First-stage top-k for `query`, best first."""
+        if self.settings.retrieval == "bm25":
+            return self._bm25_hits(self.index.search(query, k))
+        return self.search_many([query], k)[0]
 
     def search_many(self, queries: list[str], k: int) -> list[list[Hit]]:
-        return [self._to_hits(hits) for hits in self.index.search_many(queries, k)]
+        mode = self.settings.retrieval
+        if mode == "bm25":
+            return [self._bm25_hits(hits) for hits in self.index.search_many(queries, k)]
+        if mode == "dense":
+            return [self._dense_hits(hits) for hits in self.dense.search_many(queries, k)]
+        depth = max(k, self.settings.fusion_depth)
+        lexical = self.index.search_many(queries, depth)
+        semantic = self.dense.search_many(queries, depth)
+        return [self._fuse(b, d, k) for b, d in zip(lexical, semantic, strict=True)]
 
     def rerank(self, query: str, hits: list[Hit], top: int) -> list[Hit]:
         """Reorder `hits` by the reranker's score for `query` and keep `top` (stable for equal scores)."""
         scores = self.reranker.scores(query, [h.provision.key for h in hits])
         order = sorted(range(len(hits)), key=lambda i: (-scores[i], i))[:top]
-        return [
-            Hit(
-                rank=new_rank,
-                provision=hits[i].provision,
-                bm25_score=hits[i].bm25_score,
-                rerank_score=scores[i],
-            )
-            for new_rank, i in enumerate(order)
-        ]
+        return [replace(hits[i], rank=new_rank, rerank_score=scores[i]) for new_rank, i in enumerate(order)]
 
     async def asearch(self, query: str, k: int) -> list[Hit]:
         return await anyio.to_thread.run_sync(self.search, query, k)
@@ -103,9 +189,38 @@ class Retriever:
             return hits[:top]
         return await anyio.to_thread.run_sync(self.rerank, query, hits, top)
 
-    def _to_hits(self, hits) -> list[Hit]:
+    def _bm25_hits(self, hits) -> list[Hit]:
         provisions = self.corpus.provisions
         return [Hit(rank=r, provision=provisions[h.index], bm25_score=h.score) for r, h in enumerate(hits)]
+
+    def _dense_hits(self, hits) -> list[Hit]:
+        provisions = self.corpus.provisions
+        return [
+            Hit(rank=r, provision=provisions[h.index], bm25_score=None, dense_score=h.score, source="dense")
+            for r, h in enumerate(hits)
+        ]
+
+    def _fuse(self, lexical, semantic, k: int) -> list[Hit]:
+        bm25_scores = {h.index: h.score for h in lexical}
+        dense_scores = {h.index: h.score for h in semantic}
+        fused = reciprocal_rank_fusion(
+            [[h.index for h in lexical], [h.index for h in semantic]],
+            weights=self.settings.hybrid_weights,
+            rrf_k=self.settings.rrf_k,
+            k=k,
+        )
+        provisions = self.corpus.provisions
+        return [
+            Hit(
+                rank=r,
+                provision=provisions[f.doc],
+                bm25_score=bm25_scores.get(f.doc),
+                dense_score=dense_scores.get(f.doc),
+                fused_score=f.score,
+                source="hybrid",
+            )
+            for r, f in enumerate(fused)
+        ]
 
 
 _registry: dict[RetrieverSettings, Retriever] = {}
@@ -114,10 +229,15 @@ _registry_lock = threading.Lock()
 
 def build_retriever(settings: RetrieverSettings, cache_dir: Path | None = None) -> Retriever:
     corpus = load_statutes(settings.corpus, settings.lang, settings.corpus_revision)
-    index = BM25Index.open(
-        corpus, get_tokenizer(settings.tokenizer), BM25Params(k1=settings.k1, b=settings.b), cache_dir
-    )
-    return Retriever(corpus, index, get_reranker(settings.reranker), settings)
+    index = None
+    if settings.uses_bm25:
+        index = BM25Index.open(
+            corpus, get_tokenizer(settings.tokenizer), BM25Params(k1=settings.k1, b=settings.b), cache_dir
+        )
+    dense = None
+    if settings.uses_dense:
+        dense = DenseIndex.open(corpus, get_encoder(settings.dense_model), cache_dir)
+    return Retriever(corpus, index, get_reranker(settings.reranker), settings, dense=dense)
 
 
 def get_retriever(settings: RetrieverSettings) -> Retriever:

@@ -36,6 +36,8 @@ def koblex(
     corpus_revision: str | None = STATUTE_HF_REVISION,
     tokenizer: Literal["kiwi", "official"] = "kiwi",
     reranker: str = "none",
+    retrieval: Literal["bm25", "dense", "hybrid"] = "bm25",
+    dense_model: str | None = None,
     official: bool = False,
     hops: int | list[int] | None = None,
     judge: bool | None = None,
@@ -52,6 +54,8 @@ def koblex(
         corpus_revision: hub revision of the statute dataset.
         tokenizer: BM25 tokenizer, "kiwi" (morphemes) or "official" (the paper's regex tokens).
         reranker: "none", "bge" (the paper's dragonkue/bge-reranker-v2-m3-ko), or a cross-encoder id/path.
+        retrieval: first stage: "bm25" (the paper's), "dense" (BGE-M3) or "hybrid" (reciprocal rank fusion).
+        dense_model: encoder id or local path for dense/hybrid (default BAAI/bge-m3).
         official: score exactly like the paper's script (800-character cut, rounding).
         hops: keep only questions with this many gold provisions (e.g. 1 or [2,3]).
         judge: add the LF-Eval judge scorer; None = only when a `grader` model role is bound (never the
@@ -61,7 +65,13 @@ def koblex(
     """
     questions = load_koblex(data, lang, revision)
     settings = RetrieverSettings(
-        corpus=corpus, lang=lang, corpus_revision=corpus_revision, tokenizer=tokenizer, reranker=reranker
+        corpus=corpus,
+        lang=lang,
+        corpus_revision=corpus_revision,
+        tokenizer=tokenizer,
+        reranker=reranker,
+        retrieval=retrieval,
+        dense_model=dense_model,
     )
     dataset = koblex_dataset(questions, lang, {RETRIEVAL_METADATA_KEY: settings.as_dict()})
     if hops is not None:

@@ -1,0 +1,307 @@
+"""Dense retrieval: BGE-M3 dense vectors of `hierarchy + content`, cached on disk, inner-product top-k.
+
+BGE-M3's dense representation is the [CLS] vector of the last hidden layer, L2-normalised (FlagEmbedding's
+`BGEM3FlagModel(..., normalize_embeddings=True).encode(...)["dense_vecs"]`; no query instruction). This module
+computes exactly that with `transformers` (optional extra `koblex-tasks[dense]`): FlagEmbedding 1.4.2, the
+current release, does not import under transformers 5 (it needs the removed `modeling_attn_mask_utils`), and
+it would add sentence-transformers, peft and accelerate for a pooling step of two lines. When FlagEmbedding
+does import (transformers 4.x), `backend="flagembedding"` uses `BGEM3FlagModel` itself.
+
+Corpus embeddings are cached like the BM25 index (`corpus/cache.py`): the key covers the corpus fingerprint,
+the model (id or path plus a fingerprint of its config/weights), pooling, normalisation, maximum length,
+backend and the format version; the manifest is verified on load and a bad entry is rebuilt. Each model is
+loaded once per process and its inference is serialised with a lock (samples run concurrently).
+"""
+
+import hashlib
+import json
+import logging
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from koblex_tasks.corpus.cache import cache_key, cache_root, publish_entry, staging_dir, verify_entry
+from koblex_tasks.corpus.statutes import StatuteCorpus
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_DENSE_MODEL = "BAAI/bge-m3"
+DENSE_FORMAT = 1
+EMBEDDINGS_FILE = "embeddings.npy"
+POOLINGS = ("cls", "mean")
+BACKENDS = ("transformers", "flagembedding")
+INSTALL_HINT = (
+    "dense retrieval needs torch and transformers: pip install 'koblex-tasks[dense]' "
+    "(on CPU-only machines install torch==2.13.0 first), or run with -T retrieval=bm25"
+)
+
+
+@dataclass(frozen=True)
+class DenseHit:
+    """A corpus position and its inner-product (cosine, when normalised) score."""
+
+    index: int
+    score: float
+
+
+def model_fingerprint(model: str) -> dict[str, object]:
+    """What identifies the weights: for a local directory, the SHA-256 of every file in it (config,
+    tokenizer, weights); for a hub id, the config's hash and the resolved commit."""
+    path = Path(model)
+    if path.is_dir():
+        digest = hashlib.sha256()
+        for file in sorted(p for p in path.rglob("*") if p.is_file()):
+            digest.update(str(file.relative_to(path)).encode("utf-8") + b"\x00")
+            with file.open("rb") as handle:
+                for block in iter(lambda h=handle: h.read(1 << 20), b""):
+                    digest.update(block)
+        return {"kind": "local", "files_sha256": digest.hexdigest()}
+    from transformers import AutoConfig
+
+    config = AutoConfig.from_pretrained(model)
+    data = {k: v for k, v in config.to_dict().items() if k not in ("transformers_version", "_name_or_path")}
+    blob = json.dumps(data, sort_keys=True, default=str).encode("utf-8")
+    return {
+        "kind": "hub",
+        "config_sha256": hashlib.sha256(blob).hexdigest(),
+        "commit": getattr(config, "_commit_hash", None),
+    }
+
+
+class DenseEncoder:
+    """A BGE-M3-style bi-encoder; the model loads lazily on first use and inference holds a lock."""
+
+    def __init__(
+        self,
+        model: str = DEFAULT_DENSE_MODEL,
+        pooling: str = "cls",
+        normalize: bool = True,
+        max_length: int = 512,
+        batch_size: int = 32,
+        device: str | None = None,
+        backend: str = "transformers",
+    ) -> None:
+        if pooling not in POOLINGS:
+            raise ValueError(f"pooling must be one of {POOLINGS}, got {pooling!r}")
+        if backend not in BACKENDS:
+            raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
+        if backend == "flagembedding" and pooling != "cls":
+            raise ValueError("the flagembedding backend (BGEM3FlagModel) pools the [CLS] vector only")
+        self.model_name = model
+        self.pooling = pooling
+        self.normalize = normalize
+        self.max_length = max_length
+        self.batch_size = batch_size
+        self.device = device
+        self.backend = backend
+        self._loaded = None
+        self._fingerprint: dict[str, object] | None = None
+        self._lock = threading.Lock()
+
+    def config(self) -> dict[str, object]:
+        """Everything that determines the vectors (goes into the cache key and the log)."""
+        with self._lock:
+            if self._fingerprint is None:
+                self._fingerprint = model_fingerprint(self.model_name)
+        return {
+            "model": self.model_name,
+            "model_fingerprint": self._fingerprint,
+            "pooling": self.pooling,
+            "normalize": self.normalize,
+            "max_length": self.max_length,
+            "backend": self.backend,
+        }
+
+    def _load(self):
+        if self._loaded is not None:
+            return self._loaded
+        try:
+            import torch
+            import transformers
+        except ImportError as exc:
+            raise RuntimeError(INSTALL_HINT) from exc
+        device = self.device or ("cuda" if torch.cuda.is_available() else "cpu")
+        if self.backend == "flagembedding":
+            try:
+                from FlagEmbedding import BGEM3FlagModel
+            except Exception as exc:  # ImportError, or its own import errors under transformers 5
+                raise RuntimeError(
+                    f"backend 'flagembedding' needs an importable FlagEmbedding ({exc}); "
+                    "use the default 'transformers' backend, which computes the same dense vectors"
+                ) from exc
+            model = BGEM3FlagModel(
+                self.model_name, normalize_embeddings=self.normalize, use_fp16=False, devices=device
+            )
+            self._loaded = ("flagembedding", torch, None, model, device)
+        else:
+            tokenizer = transformers.AutoTokenizer.from_pretrained(self.model_name)
+            model = transformers.AutoModel.from_pretrained(self.model_name).to(device).eval()
+            self._loaded = ("transformers", torch, tokenizer, model, device)
+        return self._loaded
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """float32 array of shape (len(texts), dim), rows in input order."""
+        with self._lock:
+            backend, torch, tokenizer, model, device = self._load()
+            if not texts:
+                return np.zeros((0, 0), dtype=np.float32)
+            if backend == "flagembedding":
+                out = model.encode(
+                    list(texts),
+                    batch_size=self.batch_size,
+                    max_length=self.max_length,
+                    return_dense=True,
+                    return_sparse=False,
+                    return_colbert_vecs=False,
+                )
+                return np.asarray(out["dense_vecs"], dtype=np.float32).reshape(len(texts), -1)
+            # Longest first, so each batch pads little; results are put back in input order.
+            order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
+            vectors: list[np.ndarray] = [np.empty(0)] * len(texts)
+            with torch.inference_mode():
+                for start in range(0, len(order), self.batch_size):
+                    batch = order[start : start + self.batch_size]
+                    enc = tokenizer(
+                        [texts[i] for i in batch],
+                        padding=True,
+                        truncation=True,
+                        max_length=self.max_length,
+                        return_tensors="pt",
+                    ).to(device)
+                    hidden = model(**enc).last_hidden_state.float()
+                    if self.pooling == "cls":
+                        pooled = hidden[:, 0]
+                    else:
+                        mask = enc["attention_mask"].unsqueeze(-1).to(hidden.dtype)
+                        pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1.0)
+                    if self.normalize:
+                        pooled = torch.nn.functional.normalize(pooled, dim=-1)
+                    for i, row in zip(batch, pooled.cpu().numpy(), strict=True):
+                        vectors[i] = row
+            return np.stack(vectors).astype(np.float32, copy=False)
+
+
+_encoders: dict[tuple, DenseEncoder] = {}
+_encoders_lock = threading.Lock()
+
+
+def get_encoder(
+    model: str = DEFAULT_DENSE_MODEL,
+    pooling: str = "cls",
+    normalize: bool = True,
+    max_length: int = 512,
+    backend: str = "transformers",
+    device: str | None = None,
+) -> DenseEncoder:
+    """The process-wide encoder for this model and configuration (one model instance per process)."""
+    key = (model, pooling, normalize, max_length, backend, device)
+    with _encoders_lock:
+        encoder = _encoders.get(key)
+        if encoder is None:
+            encoder = DenseEncoder(
+                model,
+                pooling=pooling,
+                normalize=normalize,
+                max_length=max_length,
+                device=device,
+                backend=backend,
+            )
+            _encoders[key] = encoder
+        return encoder
+
+
+def clear_encoders() -> None:
+    with _encoders_lock:
+        _encoders.clear()
+
+
+class DenseIndex:
+    """Corpus embeddings (one row per provision, in corpus order) and their encoder. Use `DenseIndex.open`."""
+
+    def __init__(self, embeddings: np.ndarray, encoder: DenseEncoder, key: str, loaded_from_cache: bool):
+        self.embeddings = embeddings
+        self.encoder = encoder
+        self.size = int(embeddings.shape[0])
+        self.key = key
+        self.loaded_from_cache = loaded_from_cache
+
+    @staticmethod
+    def key_for(corpus: StatuteCorpus, encoder: DenseEncoder) -> str:
+        return cache_key(
+            {
+                "corpus": corpus.fingerprint,
+                "size": len(corpus),
+                "encoder": encoder.config(),
+                "format": DENSE_FORMAT,
+            }
+        )
+
+    @classmethod
+    def open(
+        cls,
+        corpus: StatuteCorpus,
+        encoder: DenseEncoder,
+        cache_dir: Path | None = None,
+        use_cache: bool = True,
+    ) -> "DenseIndex":
+        """Load the embeddings from a verified cache entry, or encode the corpus (and cache it)."""
+        key = cls.key_for(corpus, encoder)
+        entry = (cache_dir or cache_root()) / "dense" / key
+        if use_cache and entry.exists():
+            if verify_entry(entry, key):
+                try:
+                    embeddings = np.load(entry / EMBEDDINGS_FILE, allow_pickle=False)
+                    if embeddings.ndim != 2 or embeddings.shape[0] != len(corpus):
+                        raise ValueError(f"shape {embeddings.shape} does not match {len(corpus)} provisions")
+                    return cls(
+                        embeddings.astype(np.float32, copy=False), encoder, key, loaded_from_cache=True
+                    )
+                except Exception as exc:  # a verified but unreadable entry: rebuild rather than fail
+                    logger.warning("dense cache entry %s could not be loaded (%s); rebuilding", entry, exc)
+            else:
+                logger.warning("dense cache entry %s is stale or corrupted; rebuilding", entry)
+        embeddings = encoder.encode([p.key for p in corpus.provisions])
+        if use_cache:
+            build = staging_dir(entry)
+            np.save(build / EMBEDDINGS_FILE, embeddings, allow_pickle=False)
+            publish_entry(
+                build,
+                entry,
+                key,
+                extra={
+                    "corpus_source": corpus.source,
+                    "size": len(corpus),
+                    "dim": int(embeddings.shape[1]),
+                    "encoder": encoder.config(),
+                },
+            )
+        return cls(embeddings, encoder, key, loaded_from_cache=False)
+
+    def search_vectors(self, queries: np.ndarray, k: int) -> list[list[DenseHit]]:
+        k = min(k, self.size)
+        if k <= 0:
+            return [[] for _ in range(len(queries))]
+        scores = queries @ self.embeddings.T
+        return [[DenseHit(int(i), float(row[i])) for i in top_k(row, k)] for row in scores]
+
+    def search(self, query: str, k: int) -> list[DenseHit]:
+        return self.search_many([query], k)[0]
+
+    def search_many(self, queries: list[str], k: int) -> list[list[DenseHit]]:
+        if not queries:
+            return []
+        return self.search_vectors(self.encoder.encode(queries), k)
+
+
+def top_k(scores: np.ndarray, k: int) -> np.ndarray:
+    """Indices of the k highest scores, best first; ties broken by corpus position (deterministic)."""
+    if k >= len(scores):
+        candidates = np.arange(len(scores))
+    else:
+        candidates = np.argpartition(-scores, k - 1)[:k]
+        candidates = np.flatnonzero(scores >= scores[candidates].min())
+    order = np.lexsort((candidates, -scores[candidates]))
+    return candidates[order][:k]
