@@ -2,6 +2,8 @@
 
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -107,3 +109,51 @@ def tiny_questions(tmp_path: Path) -> Path:
         tiny_question("q2", [TINY_STATUTES[2], TINY_STATUTES[3]], "강도가 상해를 입히면 어떤 처벌을 받는가?"),
     ]
     return write_jsonl(tmp_path / "questions.jsonl", rows)
+
+
+# The ten released GPT-4o files replayed once per session into real Inspect logs (official scoring), shared by
+# the replay tests and the leaderboard tests. Replays run in two worker processes (each is a full eval).
+# Set KOBLEX_LEADERBOARD_TEST_LOGS=DIR to reuse logs replayed earlier (DIR must hold the ten `.eval` files).
+REUSE_ENV = "KOBLEX_LEADERBOARD_TEST_LOGS"
+WORKER = """
+import sys
+from koblex_tasks.replay_run import run_replay
+data, log_dir, files = sys.argv[1], sys.argv[2], sys.argv[3:]
+for f in files:
+    run_replay(f, data=data, official=True, log_dir=log_dir)
+"""
+
+
+@pytest.fixture(scope="session")
+def replay_logs(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """method file stem (parser_gpt4o, ...) -> its replayed .eval log."""
+    from inspect_ai.log import read_eval_log
+
+    released = sorted((shared_data / "koblex" / "released_gpt4o").glob("*.jsonl"))
+    if len(released) != 10:
+        pytest.skip(f"expected 10 released GPT-4o files in {shared_data}/koblex/released_gpt4o")
+    reuse = os.environ.get(REUSE_ENV)
+    if reuse:
+        log_dir = Path(reuse)
+    else:
+        log_dir = tmp_path_factory.mktemp("replays")
+        data = str(shared_data / "koblex" / "koblex.jsonl")
+        halves = [released[0::2], released[1::2]]
+        procs = [
+            subprocess.Popen(
+                [sys.executable, "-c", WORKER, data, str(log_dir), *map(str, part)],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            for part in halves
+        ]
+        for proc in procs:
+            _out, err = proc.communicate(timeout=300)
+            assert proc.returncode == 0, err[-2000:]
+    logs: dict[str, Path] = {}
+    for path in sorted(log_dir.glob("*.eval")):
+        replay_file = read_eval_log(str(path), header_only=True).eval.solver_args.get("file", "")
+        logs[Path(replay_file).stem] = path
+    assert set(logs) == {p.stem for p in released}, sorted(logs)
+    return logs

@@ -1,4 +1,4 @@
-"""`koblex`: the commands that are not `inspect eval` (replay of released predictions, judge audit)."""
+"""`koblex`: the commands that are not `inspect eval`: replay, judge audit, leaderboard."""
 
 import argparse
 import json
@@ -84,10 +84,15 @@ def main(argv: list[str] | None = None) -> int:
         from koblex_tasks.audit.cli import judge_audit_main
 
         return judge_audit_main(argv[1:])
+    if argv and argv[0] == "leaderboard":
+        from koblex_tasks.leaderboard.cli import leaderboard_main
+
+        return leaderboard_main(argv[1:])
     parser = argparse.ArgumentParser(prog="koblex", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     _replay_parser(sub)
     sub.add_parser("judge-audit", help="agreement between issue labellers (see `koblex judge-audit -h`)")
+    sub.add_parser("leaderboard", help="submit logs, build the site, compare runs (`koblex leaderboard -h`)")
     args = parser.parse_args(argv)
     try:
         return {"replay": _replay}[args.command](args)
