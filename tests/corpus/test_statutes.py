@@ -76,3 +76,12 @@ def test_hub_failure_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_real_corpus(shared_data: Path) -> None:
     corpus = load_statutes(str(shared_data / "koblex" / "statutes.jsonl"))
     assert len(corpus) == 5423 and corpus.is_partial
+
+
+def test_invalid_utf8_names_the_line(tmp_path: Path) -> None:
+    path = tmp_path / "latin1.jsonl"
+    path.write_bytes(
+        b'{"id": "a", "hierarchy": "h", "content": "c"}\n{"id": "b", "hierarchy": "\xe9", "content": "c"}\n'
+    )
+    with pytest.raises(DataError, match=r"latin1.jsonl:2: not valid"):
+        load_statutes(str(path))

@@ -42,14 +42,16 @@ class StatuteCorpus:
 
 
 def fingerprint_provisions(provisions: tuple[Provision, ...]) -> str:
-    digest = hashlib.sha256()
-    for provision in provisions:
-        digest.update(provision.key.encode("utf-8"))
-        digest.update(b"\x00")
-    return digest.hexdigest()
+    """SHA-256 of every provision key followed by a NUL byte, in order (one pass over one joined buffer)."""
+    joined = "".join(f"{p.hierarchy}{p.content}\x00" for p in provisions)
+    return hashlib.sha256(joined.encode("utf-8")).hexdigest()
 
 
 def _row_to_provision(row: dict, number: int, source: str, lang: str) -> Provision:
+    hierarchy, content = row.get("hierarchy"), row.get("content")
+    if type(hierarchy) is str and type(content) is str:  # the common case, checked cheaply
+        row_id = row.get("id")
+        return Provision(str(row_id) if row_id is not None else str(number), hierarchy, content)
     suffix = "_eng" if lang == "en" and "hierarchy" not in row else ""
     hierarchy, content = row.get(f"hierarchy{suffix}"), row.get(f"content{suffix}")
     for name, value in ((f"hierarchy{suffix}", hierarchy), (f"content{suffix}", content)):
