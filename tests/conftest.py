@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from inspect_ai.model import GenerateConfig, Logprob, Logprobs, ModelOutput, TopLogprob
 
 SHARED_ENV = "KOBLEX_SHARED_DATA"
 
@@ -157,3 +158,54 @@ def replay_logs(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> 
         logs[Path(replay_file).stem] = path
     assert set(logs) == {p.stem for p in released}, sorted(logs)
     return logs
+
+
+# A judged KoBLEX log, shared by the LF-Eval audit and leaderboard judge-column tests.
+JUDGE_SCORES = {"q1": "9", "q2": "3"}
+
+
+def judge_reply(  # a scripted LF-Eval judge: 9 for q1, 3 for q2, with logprobs
+    messages, tools, tool_choice, config: GenerateConfig
+) -> ModelOutput:
+    prompt = messages[-1].text
+    token = JUDGE_SCORES["q1" if "운송물" in prompt else "q2"]
+    out = ModelOutput.from_content(model="judge", content=token)
+    out.choices[0].logprobs = Logprobs(
+        content=[Logprob(token=token, logprob=0.0, top_logprobs=[TopLogprob(token=token, logprob=0.0)])]
+    )
+    from koblex_tasks.testing.mock_provider import usage_for
+
+    out.usage = usage_for(prompt, token)
+    return out
+
+
+@pytest.fixture
+def judged_log(tiny_questions: Path, tiny_corpus: Path, tmp_path: Path) -> str:
+    """A KoBLEX run on the tiny data with a scripted LF-Eval judge (logprobs; scores 9 and 3 -> 90, 30)."""
+    from inspect_ai import eval as inspect_eval
+    from inspect_ai.model import get_model
+
+    from koblex_tasks.solvers import standard_prompting
+    from koblex_tasks.tasks import koblex
+
+    model = get_model("mockllm/model", custom_outputs=lambda *a: _answer())
+    judge = get_model("mockllm/model", custom_outputs=judge_reply)
+    task = koblex(data=str(tiny_questions), corpus=str(tiny_corpus), judge=True)
+    [log] = inspect_eval(
+        task,
+        solver=standard_prompting(),
+        model=model,
+        model_roles={"grader": judge},
+        log_dir=str(tmp_path / "logs"),
+        display="none",
+    )
+    assert log.status == "success"
+    return log.location
+
+
+def _answer() -> ModelOutput:
+    from koblex_tasks.testing.mock_provider import usage_for
+
+    out = ModelOutput.from_content(model="m", content="Answer: 소멸한다")
+    out.usage = usage_for("x", "y")
+    return out

@@ -3,32 +3,12 @@
 import json
 from pathlib import Path
 
-from inspect_ai import eval as inspect_eval
-from inspect_ai.model import get_model
-
 from koblex_tasks.leaderboard.cli import leaderboard_main
-from koblex_tasks.solvers import standard_prompting
-from koblex_tasks.tasks import koblex
-from tests.audit.test_lf_eval_audit import _answer, judge_reply
 
 
-def test_lf_eval_column_shows_judge_prompt_and_unscored_rate(
-    tiny_questions: Path, tiny_corpus: Path, tmp_path: Path
-) -> None:
-    model = get_model("mockllm/model", custom_outputs=lambda *a: _answer())
-    judge = get_model("mockllm/model", custom_outputs=judge_reply)
-    task = koblex(data=str(tiny_questions), corpus=str(tiny_corpus), judge=True)
-    [log] = inspect_eval(
-        task,
-        solver=standard_prompting(),
-        model=model,
-        model_roles={"grader": judge},
-        log_dir=str(tmp_path / "logs"),
-        display="none",
-    )
-    assert log.status == "success"
+def test_lf_eval_column_shows_judge_prompt_and_unscored_rate(judged_log: str, tmp_path: Path) -> None:
     db, site = tmp_path / "board.sqlite", tmp_path / "site"
-    assert leaderboard_main(["submit", "--db", str(db), log.location]) == 0
+    assert leaderboard_main(["submit", "--db", str(db), judged_log]) == 0
     assert leaderboard_main(["build", "--db", str(db), "--out", str(site), "--resamples", "200"]) == 0
     board = json.loads((site / "leaderboard.json").read_text(encoding="utf-8"))["boards"][0]
     assert board["corpus_status"] == "partial"

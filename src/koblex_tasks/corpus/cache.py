@@ -29,7 +29,8 @@ def cache_key(parts: dict[str, object]) -> str:
     return hashlib.sha256(blob).hexdigest()[:32]
 
 
-def _file_digest(path: Path) -> str:
+def file_sha256(path: Path) -> str:
+    """SHA-256 of a file, read in 1 MiB blocks."""
     digest = hashlib.sha256()
     with path.open("rb") as handle:
         for block in iter(lambda: handle.read(1 << 20), b""):
@@ -44,7 +45,7 @@ def verify_entry(directory: Path, key: str) -> bool:
         if manifest.get("key") != key:
             return False
         files = manifest["files"]
-        return bool(files) and all(_file_digest(directory / name) == digest for name, digest in files.items())
+        return bool(files) and all(file_sha256(directory / name) == digest for name, digest in files.items())
     except (OSError, ValueError, KeyError, TypeError):
         return False
 
@@ -52,7 +53,7 @@ def verify_entry(directory: Path, key: str) -> bool:
 def publish_entry(build_dir: Path, final_dir: Path, key: str, extra: dict[str, object] | None = None) -> None:
     """Write the manifest into `build_dir`, then move it into place (replacing any invalid old entry)."""
     files = {
-        p.name: _file_digest(p) for p in sorted(build_dir.iterdir()) if p.is_file() and p.name != MANIFEST
+        p.name: file_sha256(p) for p in sorted(build_dir.iterdir()) if p.is_file() and p.name != MANIFEST
     }
     (build_dir / MANIFEST).write_text(
         json.dumps({"key": key, "files": files, **(extra or {})}, ensure_ascii=False, indent=1),

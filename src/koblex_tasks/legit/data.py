@@ -10,7 +10,6 @@ Ancestry is real tree ancestry on the dot-separated parts: "1" is an ancestor of
 "10.1" (the official scoring script's `startswith` test gets that wrong, see `legit.rubric`).
 """
 
-import hashlib
 import json
 import os
 import re
@@ -24,7 +23,7 @@ from typing import Any
 
 from inspect_ai.dataset import MemoryDataset, Sample
 
-from koblex_tasks.corpus.cache import cache_root
+from koblex_tasks.corpus.cache import cache_root, file_sha256
 from koblex_tasks.errors import DataError
 from koblex_tasks.jsonl import read_jsonl
 
@@ -286,14 +285,6 @@ def read_legit_file(path: str | Path) -> list[LegitRecord]:
 
 # ----------------------------------------------------------------------------------------------------------
 # Download and cache
-
-
-def file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def legit_cache_dir() -> Path:

@@ -73,3 +73,12 @@ async def sample_retriever(state: TaskState, **overrides: Any) -> Retriever:
 
 def join_provisions(keys: list[str]) -> str:
     return "\n".join(keys)
+
+
+async def answer_closed_book(
+    state: TaskState, generate: Generate, method: str, prompt_name: str, version: str
+) -> TaskState:
+    """A closed-book method: one few-shot prompt on background + question, no statutes retrieved."""
+    evidence(method, uses_retrieval=False)
+    prompt = koblex_prompt(state, prompt_name, version)
+    return await answer_with_prompt(state, generate, prompt.render(question=official_question(state)))
