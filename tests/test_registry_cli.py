@@ -116,3 +116,38 @@ def test_grader_role_adds_lf_eval(tiny_questions: Path, tiny_corpus: Path, tmp_p
     assert lf.metrics["koblex_tasks/scored_mean"].value == 70.0
     meta = log.samples[0].scores["lf_eval"].metadata
     assert meta["mode"] == "sampled" and meta["judge_model"].startswith("koblexmock/judge")
+
+
+TABLE_2 = [
+    "standard_prompting",
+    "chain_of_thought",
+    "one_time_retrieval",
+    "self_ask",
+    "ircot",
+    "flare",
+    "probtree",
+    "beamaggr",
+    "parser",
+]
+
+
+@pytest.mark.parametrize("solver", TABLE_2)
+def test_every_table_2_method_runs_on_the_shared_data(shared_data: Path, tmp_path: Path, solver: str) -> None:
+    """`--solver koblex_tasks/<name>` on the real questions and corpus with the shipped scripted provider."""
+    from inspect_ai import eval as inspect_eval
+
+    [log] = inspect_eval(
+        "koblex_tasks/koblex",
+        task_args={
+            "data": str(shared_data / "koblex" / "koblex.jsonl"),
+            "corpus": str(shared_data / "koblex" / "statutes.jsonl"),
+        },
+        solver=registry_lookup("solver", f"koblex_tasks/{solver}")(),  # type: ignore[misc]
+        model="koblexmock/m",
+        limit=3,
+        log_dir=str(tmp_path),
+        display="none",
+    )
+    assert log.status == "success", log.error
+    assert all(s.error is None for s in log.samples)
+    assert {s.store.get("ProvisionEvidence:method") for s in log.samples} == {solver}

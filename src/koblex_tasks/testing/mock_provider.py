@@ -5,7 +5,19 @@ It answers an LF-Eval judge prompt with the score 7, a LEGIT issue judge with a 
 carries `usage`, so Inspect never tries to download a tokenizer to count tokens.
 """
 
-from inspect_ai.model import ChatMessage, GenerateConfig, ModelOutput, ModelUsage, modelapi
+import math
+import re
+
+from inspect_ai.model import (
+    ChatMessage,
+    GenerateConfig,
+    Logprob,
+    Logprobs,
+    ModelOutput,
+    ModelUsage,
+    TopLogprob,
+    modelapi,
+)
 from inspect_ai.model._providers.mockllm import MockLLM
 from inspect_ai.tool import ToolChoice, ToolInfo
 
@@ -42,6 +54,16 @@ def scripted_output(
     reply = scripted_reply(prompt)
     output = ModelOutput.from_content(model="koblexmock", content=reply)
     output.usage = usage_for(prompt, reply)
+    if config.logprobs:  # confident (p = 0.9) tokens, so logprob-based solvers run end to end
+        pieces = re.findall(r"\S+|\s+", reply) or [""]
+        output.choices[0].logprobs = Logprobs(
+            content=[
+                Logprob(
+                    token=t, logprob=math.log(0.9), top_logprobs=[TopLogprob(token=t, logprob=math.log(0.9))]
+                )
+                for t in pieces
+            ]
+        )
     return output
 
 
