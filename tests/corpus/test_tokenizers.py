@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from koblex_tasks.corpus import bm25 as bm25_module
-from koblex_tasks.corpus.bm25 import BM25Index, BM25Params, _top_k
+from koblex_tasks.corpus.bm25 import BM25Index, BM25Params, top_k
 from koblex_tasks.corpus.statutes import load_statutes
 from koblex_tasks.corpus.tokenizers import (
     KIWI_CONTENT_TAGS,
@@ -196,9 +196,9 @@ def test_sampled_top_k_equals_full_sort(n_positive: int) -> None:
     scores[positive] = rng.integers(1, 50, n_positive).astype(np.float32) / 7  # many exact ties
     for k in (1, 10, 100, 1000):
         expected = np.lexsort((np.arange(n), -scores))[:k]
-        assert _top_k(scores, k).tolist() == expected.tolist()
+        assert top_k(scores, k).tolist() == expected.tolist()
     small = scores[:1000]
-    assert _top_k(small, 5000).tolist() == np.lexsort((np.arange(1000), -small)).tolist()
+    assert top_k(small, 5000).tolist() == np.lexsort((np.arange(1000), -small)).tolist()
 
 
 def test_scoring_without_the_compiled_kernel(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -145,7 +145,7 @@ class BM25Index:
         if not counts or k <= 0:
             return []
         scores = self._scores(counts)
-        top = _top_k(scores, k)
+        top = top_k(scores, k)
         return [IndexHit(index=int(i), score=float(scores[i])) for i in top if scores[i] > 0]
 
     def search(self, query: str, k: int) -> list[IndexHit]:
@@ -170,7 +170,7 @@ def _warm_up_in_background(tokenizer: Tokenizer) -> None:
 _SAMPLE_SIZE = 20_000
 
 
-def _top_k(scores: np.ndarray, k: int) -> np.ndarray:
+def top_k(scores: np.ndarray, k: int) -> np.ndarray:
     """Indices of the k highest scores, best first; ties broken by corpus position for determinism.
 
     For large arrays, the k-th best of every `stride`-th score is at most the k-th best overall, so every

@@ -23,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
+from koblex_tasks.corpus.bm25 import top_k
 from koblex_tasks.corpus.cache import cache_key, cache_root, publish_entry, staging_dir, verify_entry
 from koblex_tasks.corpus.statutes import StatuteCorpus
 
@@ -294,14 +295,3 @@ class DenseIndex:
         if not queries:
             return []
         return self.search_vectors(self.encoder.encode(queries), k)
-
-
-def top_k(scores: np.ndarray, k: int) -> np.ndarray:
-    """Indices of the k highest scores, best first; ties broken by corpus position (deterministic)."""
-    if k >= len(scores):
-        candidates = np.arange(len(scores))
-    else:
-        candidates = np.argpartition(-scores, k - 1)[:k]
-        candidates = np.flatnonzero(scores >= scores[candidates].min())
-    order = np.lexsort((candidates, -scores[candidates]))
-    return candidates[order][:k]

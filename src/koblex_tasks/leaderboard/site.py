@@ -390,6 +390,32 @@ def _csv_safe(value: Any) -> Any:
     return value
 
 
+def _csv_row(
+    board: dict[str, Any],
+    run: dict[str, Any],
+    rid: str,
+    metric: str,
+    stratum: str,
+    r: dict[str, Any],
+    n: Any,
+    marks: tuple[Any, Any, Any],
+) -> list[Any]:
+    """One CSV line: a run's interval for a metric, overall or in one stratum."""
+    fields = (
+        board["label"],
+        rid,
+        run["name"],
+        run["model"],
+        metric,
+        stratum,
+        r["mean"],
+        r["low"],
+        r["high"],
+        n,
+    )
+    return [_csv_safe(x) for x in (*fields, *marks)]
+
+
 def render_csv(data: dict[str, Any]) -> str:
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
@@ -411,53 +437,15 @@ def render_csv(data: dict[str, Any]) -> str:
         ]
     )
     for board in data["boards"]:
-        names = {str(r["run_id"]): r for r in board["runs"]}
+        runs = {str(r["run_id"]): r for r in board["runs"]}
         for m in board["metrics"]:
             for rid, r in m["rows"].items():
-                run = names[rid]
-                w.writerow(
-                    [
-                        _csv_safe(x)
-                        for x in (
-                            board["label"],
-                            rid,
-                            run["name"],
-                            run["model"],
-                            m["metric"],
-                            "all",
-                            r["mean"],
-                            r["low"],
-                            r["high"],
-                            r["n_scored"],
-                            r["unscored_rate"],
-                            r.get("letters", ""),
-                            r.get("best", ""),
-                        )
-                    ]
-                )
+                marks = (r["unscored_rate"], r.get("letters", ""), r.get("best", ""))
+                w.writerow(_csv_row(board, runs[rid], rid, m["metric"], "all", r, r["n_scored"], marks))
             for s in m["strata"]:
+                stratum = f"{board['stratum_name']}={s['stratum']}"
                 for rid, r in s["rows"].items():
-                    run = names[rid]
-                    w.writerow(
-                        [
-                            _csv_safe(x)
-                            for x in (
-                                board["label"],
-                                rid,
-                                run["name"],
-                                run["model"],
-                                m["metric"],
-                                f"{board['stratum_name']}={s['stratum']}",
-                                r["mean"],
-                                r["low"],
-                                r["high"],
-                                r["n"],
-                                "",
-                                "",
-                                "",
-                            )
-                        ]
-                    )
+                    w.writerow(_csv_row(board, runs[rid], rid, m["metric"], stratum, r, r["n"], ("", "", "")))
     return buf.getvalue()
 
 
