@@ -84,7 +84,7 @@ def test_inspect_eval_cli_with_scripted_provider(
 
 @pytest.mark.slow
 def test_grader_role_adds_lf_eval(tiny_questions: Path, tiny_corpus: Path, tmp_path: Path) -> None:
-    """A bound grader adds LF-Eval; the scripted judge has no logprobs, so the sampled fallback is used."""
+    """A bound grader adds LF-Eval, scored from the scripted judge's token probabilities."""
     logs = tmp_path / "logs"
     cmd = [
         sys.executable,
@@ -115,7 +115,7 @@ def test_grader_role_adds_lf_eval(tiny_questions: Path, tiny_corpus: Path, tmp_p
     lf = next(s for s in log.results.scores if s.name == "lf_eval")
     assert lf.metrics["koblex_tasks/scored_mean"].value == 70.0
     meta = log.samples[0].scores["lf_eval"].metadata
-    assert meta["mode"] == "sampled" and meta["judge_model"].startswith("koblexmock/judge")
+    assert meta["mode"] == "logprobs" and meta["judge_model"].startswith("koblexmock/judge")
 
 
 TABLE_2 = [
