@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 from inspect_ai._util.registry import registry_lookup
-from inspect_ai.log import read_eval_log
+from inspect_ai.log import EvalLog, read_eval_log
 
 
 @pytest.mark.parametrize(
@@ -37,16 +37,22 @@ def test_registry_names_resolve(kind: str, name: str) -> None:
     assert registry_lookup(kind, name) is not None  # type: ignore[arg-type]
 
 
+def run_inspect_eval(tmp_path: Path, *args: str) -> EvalLog:
+    """`inspect eval ARGS` in a subprocess, as a user types it; returns the single JSON log it wrote."""
+    logs = tmp_path / "logs"
+    cmd = [sys.executable, "-m", "inspect_ai", "eval", *args, "--log-dir", str(logs), "--display", "none"]
+    proc = subprocess.run([*cmd, "--log-format", "json"], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    [log_file] = list(logs.glob("*.json"))
+    return read_eval_log(str(log_file))
+
+
 @pytest.mark.slow
 def test_inspect_eval_cli_with_scripted_provider(
     tiny_questions: Path, tiny_corpus: Path, tmp_path: Path
 ) -> None:
-    logs = tmp_path / "logs"
-    cmd = [
-        sys.executable,
-        "-m",
-        "inspect_ai",
-        "eval",
+    log = run_inspect_eval(
+        tmp_path,
         "koblex_tasks/koblex",
         "--model",
         "koblexmock/scripted",
@@ -62,17 +68,7 @@ def test_inspect_eval_cli_with_scripted_provider(
         "k=5",
         "-S",
         "l=3",
-        "--log-dir",
-        str(logs),
-        "--display",
-        "none",
-        "--log-format",
-        "json",
-    ]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    [log_file] = list(logs.glob("*.json"))
-    log = read_eval_log(str(log_file))
+    )
     assert log.status == "success"
     assert log.eval.task == "koblex_tasks/koblex" and log.eval.solver == "koblex_tasks/parser"
     assert log.eval.solver_args == {"k": 5, "l": 3}
@@ -85,12 +81,8 @@ def test_inspect_eval_cli_with_scripted_provider(
 @pytest.mark.slow
 def test_grader_role_adds_lf_eval(tiny_questions: Path, tiny_corpus: Path, tmp_path: Path) -> None:
     """A bound grader adds LF-Eval, scored from the scripted judge's token probabilities."""
-    logs = tmp_path / "logs"
-    cmd = [
-        sys.executable,
-        "-m",
-        "inspect_ai",
-        "eval",
+    log = run_inspect_eval(
+        tmp_path,
         "koblex_tasks/koblex",
         "--model",
         "koblexmock/m",
@@ -102,16 +94,7 @@ def test_grader_role_adds_lf_eval(tiny_questions: Path, tiny_corpus: Path, tmp_p
         f"corpus={tiny_corpus}",
         "--solver",
         "koblex_tasks/standard_prompting",
-        "--log-dir",
-        str(logs),
-        "--display",
-        "none",
-        "--log-format",
-        "json",
-    ]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    log = read_eval_log(str(next(logs.glob("*.json"))))
+    )
     lf = next(s for s in log.results.scores if s.name == "lf_eval")
     assert lf.metrics["koblex_tasks/scored_mean"].value == 70.0
     meta = log.samples[0].scores["lf_eval"].metadata

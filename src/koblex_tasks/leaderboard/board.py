@@ -153,26 +153,9 @@ def compute_board(store: Store, board_key: str, settings: Settings = Settings())
         markings: dict[str, Any] = {}
         comparisons: list[dict[str, Any]] = []
         if spec.primary and len(runs) > 1:
-            pairs = st.all_pairs(
-                x,
-                names,
-                kind,
-                settings.n_resamples,
-                settings.confidence,
-                settings.alpha,
-                settings.seed,
-                higher_is_better=spec.higher_is_better,
-            )
-            best = st.indistinguishable_from_best(
-                x,
-                names,
-                kind,
-                settings.n_resamples,
-                settings.confidence,
-                settings.alpha,
-                settings.seed,
-                higher_is_better=spec.higher_is_better,
-            )
+            args = (x, names, kind, settings.n_resamples, settings.confidence, settings.alpha, settings.seed)
+            pairs = st.all_pairs(*args, higher_is_better=spec.higher_is_better)
+            best = st.indistinguishable_from_best(*args, higher_is_better=spec.higher_is_better)
             letters = pairs.letters.letters_by_name()
             for run in runs:
                 rows[str(run.run_id)]["letters"] = letters.get(run.name, "")

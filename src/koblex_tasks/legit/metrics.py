@@ -10,28 +10,14 @@ import numpy as np
 from inspect_ai.scorer import Metric, SampleScore, metric
 
 from koblex_tasks.legit.data import DIFFICULTIES
-from koblex_tasks.scorers.metrics import ci_lower, ci_upper, scored_count, scored_mean
-
-
-def _finite(scores: Sequence[SampleScore]) -> np.ndarray:
-    values = np.array(
-        [float(s.score.value) for s in scores if isinstance(s.score.value, int | float)], dtype=float
-    )
-    return values[~np.isnan(values)]
+from koblex_tasks.scorers.metrics import ci_lower, ci_upper, group_means, scored_count, scored_mean
 
 
 def difficulty_means(scores: Sequence[SampleScore]) -> dict[str, float]:
     """Mean per difficulty present in `scores` (NaN for a difficulty whose samples are all unscored)."""
-    groups: dict[str, list[SampleScore]] = {}
-    for s in scores:
-        difficulty = (s.sample_metadata or {}).get("difficulty")
-        if difficulty is not None:
-            groups.setdefault(str(difficulty), []).append(s)
-    out: dict[str, float] = {}
-    for difficulty in [d for d in DIFFICULTIES if d in groups] + sorted(set(groups) - set(DIFFICULTIES)):
-        values = _finite(groups[difficulty])
-        out[difficulty] = float(values.mean()) if len(values) else float("nan")
-    return out
+    means = group_means(scores, "difficulty")
+    order = [d for d in DIFFICULTIES if d in means] + sorted(set(means) - set(DIFFICULTIES))
+    return {d: means[d] for d in order}
 
 
 @metric

@@ -11,8 +11,9 @@ from typing import Any
 from inspect_ai.model import ChatMessageSystem, ChatMessageUser
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
-from koblex_tasks.prompts import Prompt, load_prompt
-from koblex_tasks.solvers._common import sample_retriever
+from koblex_tasks.prompts import Prompt
+from koblex_tasks.scorers import grader_bound
+from koblex_tasks.solvers._common import recorded_prompt, sample_retriever
 
 GRADER_ROLE = "grader"
 
@@ -28,17 +29,6 @@ NO_GRADER_MESSAGE = (
 )
 
 
-def grader_is_bound() -> bool:
-    """True when the running task has a `grader` role (CLI/eval `model_roles` or `Task(model_roles=...)`).
-
-    Only meaningful inside a running task: Inspect sets the roles in a context variable when the task starts,
-    so this cannot be checked at task construction time (`model_roles()` is empty there).
-    """
-    from inspect_ai.model._model import model_roles  # not re-exported by inspect_ai.model in 0.3.285
-
-    return model_roles().get(GRADER_ROLE) not in (None, [])
-
-
 @solver
 def require_grader() -> Solver:
     """Fail the sample before any model call when no `grader` role is bound.
@@ -48,7 +38,7 @@ def require_grader() -> Solver:
     """
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        if not grader_is_bound():
+        if not grader_bound():
             raise GraderRequiredError(NO_GRADER_MESSAGE)
         return state
 
@@ -56,11 +46,7 @@ def require_grader() -> Solver:
 
 
 def _legit_prompt(state: TaskState, name: str, version: str) -> Prompt:
-    prompt = load_prompt(f"legit/{name}", version)
-    refs = dict(state.metadata.get("prompts", {}))
-    refs[name] = prompt.ref
-    state.metadata["prompts"] = refs
-    return prompt
+    return recorded_prompt(state, "legit", name, version)
 
 
 def _question(state: TaskState) -> str:

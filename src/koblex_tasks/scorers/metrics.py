@@ -12,7 +12,8 @@ BOOTSTRAP_RESAMPLES = 2000
 BOOTSTRAP_SEED = 0
 
 
-def _values(scores: Sequence[SampleScore]) -> np.ndarray:
+def finite_values(scores: Sequence[SampleScore]) -> np.ndarray:
+    """Numeric score values with Inspect's NaN unscored sentinel removed."""
     vals = np.array(
         [float(s.score.value) for s in scores if isinstance(s.score.value, int | float)], dtype=float
     )
@@ -43,7 +44,7 @@ def scored_mean() -> Metric:
     """Mean over scored samples (unscored ones are excluded, see `scored_count`)."""
 
     def compute(scores: list[SampleScore]) -> float:
-        values = _values(scores)
+        values = finite_values(scores)
         return float(values.mean()) if len(values) else float("nan")
 
     return compute
@@ -54,7 +55,7 @@ def ci_lower() -> Metric:
     """Lower end of the 95% bootstrap interval of the mean."""
 
     def compute(scores: list[SampleScore]) -> float:
-        return bootstrap_interval(_values(scores))[0]
+        return bootstrap_interval(finite_values(scores))[0]
 
     return compute
 
@@ -64,7 +65,7 @@ def ci_upper() -> Metric:
     """Upper end of the 95% bootstrap interval of the mean."""
 
     def compute(scores: list[SampleScore]) -> float:
-        return bootstrap_interval(_values(scores))[1]
+        return bootstrap_interval(finite_values(scores))[1]
 
     return compute
 
@@ -74,9 +75,23 @@ def scored_count() -> Metric:
     """How many samples were scored (the rest were explicitly unscored)."""
 
     def compute(scores: list[SampleScore]) -> int:
-        return len(_values(scores))
+        return len(finite_values(scores))
 
     return compute
+
+
+def group_means(scores: Sequence[SampleScore], key: str) -> dict[str, float]:
+    """Mean of scored values per value of sample metadata `key` (NaN for a group with nothing scored)."""
+    groups: dict[str, list[SampleScore]] = {}
+    for s in scores:
+        value = (s.sample_metadata or {}).get(key)
+        if value is not None:
+            groups.setdefault(str(value), []).append(s)
+    means = {}
+    for name, members in groups.items():
+        values = finite_values(members)
+        means[name] = float(values.mean()) if len(values) else float("nan")
+    return means
 
 
 @metric
@@ -84,16 +99,8 @@ def by_hops() -> Metric:
     """Mean per hop count (number of gold provisions), keys `hop1`, `hop2`, `hop3`."""
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
-        groups: dict[int, list[SampleScore]] = {}
-        for s in scores:
-            hops = (s.sample_metadata or {}).get("hop_count")
-            if hops is not None:
-                groups.setdefault(int(hops), []).append(s)
-        out = {}
-        for hops in sorted(groups):
-            values = _values(groups[hops])
-            out[f"hop{hops}"] = float(values.mean()) if len(values) else float("nan")
-        return out
+        means = group_means(scores, "hop_count")
+        return {f"hop{hops}": means[hops] for hops in sorted(means, key=int)}
 
     return compute
 

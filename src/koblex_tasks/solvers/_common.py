@@ -21,13 +21,17 @@ def evidence(method: str, uses_retrieval: bool) -> ProvisionEvidence:
     return record
 
 
-def koblex_prompt(state: TaskState, name: str, version: str = "v1") -> Prompt:
-    """Load `koblex/<name>` and note its hash in the sample metadata (so the log says which wording ran)."""
-    prompt = load_prompt(f"koblex/{name}", version)
+def recorded_prompt(state: TaskState, family: str, name: str, version: str = "v1") -> Prompt:
+    """Load `<family>/<name>` and note its hash in the sample metadata (so the log says which wording ran)."""
+    prompt = load_prompt(f"{family}/{name}", version)
     refs = dict(state.metadata.get("prompts", {}))
     refs[name] = prompt.ref
     state.metadata["prompts"] = refs
     return prompt
+
+
+def koblex_prompt(state: TaskState, name: str, version: str = "v1") -> Prompt:
+    return recorded_prompt(state, "koblex", name, version)
 
 
 def official_question(state: TaskState) -> str:
