@@ -9,6 +9,14 @@ from pathlib import Path
 import pytest
 from inspect_ai.model import GenerateConfig, Logprob, Logprobs, ModelOutput, TopLogprob
 
+from tests.legit_helpers import (  # noqa: F401  (LEGIT fixtures, shared by several folders)
+    legit_shared,
+    record_by_id,
+    sample_file,
+    sample_records,
+    tiny_legit,
+)
+
 SHARED_ENV = "KOBLEX_SHARED_DATA"
 
 
@@ -118,7 +126,7 @@ def tiny_questions(tmp_path: Path) -> Path:
 REUSE_ENV = "KOBLEX_LEADERBOARD_TEST_LOGS"
 WORKER = """
 import sys
-from koblex_tasks.replay_run import run_replay
+from koblex_tasks.replay.koblex import run_replay
 data, log_dir, files = sys.argv[1], sys.argv[2], sys.argv[3:]
 for f in files:
     run_replay(f, data=data, official=True, log_dir=log_dir)
@@ -173,7 +181,7 @@ def judge_reply(  # a scripted LF-Eval judge: 9 for q1, 3 for q2, with logprobs
     out.choices[0].logprobs = Logprobs(
         content=[Logprob(token=token, logprob=0.0, top_logprobs=[TopLogprob(token=token, logprob=0.0)])]
     )
-    from koblex_tasks.testing.mock_provider import usage_for
+    from koblex_tasks.providers.koblexmock import usage_for
 
     out.usage = usage_for(prompt, token)
     return out
@@ -186,7 +194,7 @@ def judged_log(tiny_questions: Path, tiny_corpus: Path, tmp_path: Path) -> str:
     from inspect_ai.model import get_model
 
     from koblex_tasks.solvers import standard_prompting
-    from koblex_tasks.tasks import koblex
+    from koblex_tasks.tasks.koblex.task import koblex
 
     model = get_model("mockllm/model", custom_outputs=lambda *a: _answer())
     judge = get_model("mockllm/model", custom_outputs=judge_reply)
@@ -204,7 +212,7 @@ def judged_log(tiny_questions: Path, tiny_corpus: Path, tmp_path: Path) -> str:
 
 
 def _answer() -> ModelOutput:
-    from koblex_tasks.testing.mock_provider import usage_for
+    from koblex_tasks.providers.koblexmock import usage_for
 
     out = ModelOutput.from_content(model="m", content="Answer: 소멸한다")
     out.usage = usage_for("x", "y")

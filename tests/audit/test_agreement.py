@@ -20,8 +20,7 @@ from koblex_tasks.audit.agreement import (
     krippendorff_alpha,
     rating_correlation,
 )
-from koblex_tasks.audit.cli import judge_audit_main
-from koblex_tasks.audit.labels import (
+from koblex_tasks.audit.legit.labels import (
     LABEL_COLUMNS,
     LabellerSet,
     UnitKey,
@@ -31,6 +30,7 @@ from koblex_tasks.audit.labels import (
     labellers_by_group,
     load_labels,
 )
+from koblex_tasks.cli.audit import judge_audit_main
 
 HEADER = ",".join(LABEL_COLUMNS)
 

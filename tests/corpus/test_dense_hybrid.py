@@ -272,7 +272,7 @@ def test_hybrid_retriever_fuses_bm25_and_dense(tiny_encoder: Path, tiny_corpus: 
 
 def test_hybrid_through_the_task_settings(tiny_encoder: Path, tiny_corpus: Path) -> None:
     """The way solvers resolve settings: task metadata dict (JSON-shaped) plus overrides."""
-    from koblex_tasks.solvers._common import retriever_settings
+    from koblex_tasks.solvers.common import retriever_settings
 
     stored = RetrieverSettings(corpus=str(tiny_corpus), retrieval="hybrid", dense_model=str(tiny_encoder))
     state = SimpleNamespace(metadata={"retrieval": json.loads(json.dumps(stored.as_dict()))})

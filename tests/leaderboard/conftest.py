@@ -10,7 +10,7 @@ import pytest
 @pytest.fixture(scope="session")
 def seeded_db(replay_logs: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A database holding the ten replays (submitted through the CLI). Tests must not write to it."""
-    from koblex_tasks.leaderboard.cli import leaderboard_main
+    from koblex_tasks.cli.leaderboard import leaderboard_main
 
     db = tmp_path_factory.mktemp("seeded") / "board.sqlite"
     assert leaderboard_main(["submit", "--db", str(db), *map(str, replay_logs.values())]) == 0
@@ -19,7 +19,7 @@ def seeded_db(replay_logs: dict[str, Path], tmp_path_factory: pytest.TempPathFac
 
 @pytest.fixture(scope="session")
 def seeded_site(seeded_db: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from koblex_tasks.leaderboard.cli import leaderboard_main
+    from koblex_tasks.cli.leaderboard import leaderboard_main
 
     out = tmp_path_factory.mktemp("site")
     assert leaderboard_main(["build", "--db", str(seeded_db), "--out", str(out), "--resamples", "2000"]) == 0

@@ -3,7 +3,7 @@
 import json
 from pathlib import Path
 
-from koblex_tasks.leaderboard.cli import leaderboard_main
+from koblex_tasks.cli.leaderboard import leaderboard_main
 
 
 def test_lf_eval_column_shows_judge_prompt_and_unscored_rate(judged_log: str, tmp_path: Path) -> None:

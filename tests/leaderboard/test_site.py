@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from inspect_ai.log import EvalLog, read_eval_log, write_eval_log
 
-from koblex_tasks.leaderboard.cli import leaderboard_main
+from koblex_tasks.cli.leaderboard import leaderboard_main
 from koblex_tasks.leaderboard.site import script_json
 from koblex_tasks.leaderboard.store import Store
 

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from inspect_ai.log import EvalLog, read_eval_log, write_eval_log
 
+from koblex_tasks.cli.leaderboard import leaderboard_main
 from koblex_tasks.leaderboard.board import Settings, compare_runs, compute_board
-from koblex_tasks.leaderboard.cli import leaderboard_main
 from koblex_tasks.leaderboard.store import ENV_DB, Store, default_db_path
 from koblex_tasks.leaderboard.submission import SubmissionRejected, load_submission
 

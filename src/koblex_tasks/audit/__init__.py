@@ -18,7 +18,7 @@ from koblex_tasks.audit.agreement import (
     krippendorff_alpha,
     rating_correlation,
 )
-from koblex_tasks.audit.labels import (
+from koblex_tasks.audit.legit.labels import (
     LabellerSet,
     LabelRow,
     UnitKey,

@@ -22,7 +22,7 @@ import krippendorff
 import numpy as np
 import scipy.stats
 
-from koblex_tasks.audit.labels import LabellerSet, UnitKey
+from koblex_tasks.audit.legit.labels import LabellerSet, UnitKey
 
 __all__ = [
     "AgreementReport",

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from koblex_tasks.leaderboard import stats as st
+from koblex_tasks import stats as st
 from koblex_tasks.leaderboard.store import RunRow, Store
 
 

@@ -8,10 +8,10 @@ import os
 from typing import Any
 
 from koblex_tasks.prompts import load_prompt
-from koblex_tasks.scorers.text import official_prediction, strip_reasoning, token_f1
-from koblex_tasks.solvers._common import answer_after_marker
-from koblex_tasks.tasks.koblex_data import LANG_SUFFIX, gold_provisions
-from koblex_tasks.tasks.koblex_data import load_koblex as _load_records
+from koblex_tasks.scorers.koblex.text import official_prediction, strip_reasoning, token_f1
+from koblex_tasks.solvers.koblex._common import answer_after_marker
+from koblex_tasks.tasks.koblex.dataset import LANG_SUFFIX, gold_provisions
+from koblex_tasks.tasks.koblex.dataset import load_koblex as _load_records
 
 DATA_ENV = "KOBLEX_DATA"
 LANG_ENV = "KOBLEX_LANG"

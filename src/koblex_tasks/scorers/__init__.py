@@ -1,7 +1,13 @@
-"""Scorers read only the sample (target, metadata) and the solvers' evidence record."""
+"""Scorers: one folder per benchmark (`koblex/`, `legit/`); what both share at this level.
 
-from koblex_tasks.scorers.lf_eval import grader_bound, lf_eval
-from koblex_tasks.scorers.provision_match import provision_match
-from koblex_tasks.scorers.token_f1 import token_f1
+- `metrics.py`: the metrics every value key reports (Inspect's mean and grouped means, our bootstrap interval).
+- `judge.py`: the judge's configuration (role, temperature, max tokens, cache) and usage accounting.
 
-__all__ = ["grader_bound", "lf_eval", "provision_match", "token_f1"]
+Scorers read only the sample (target, metadata, output) and the solvers' evidence record; answer extraction
+happens here. Judge scorers take the judge as a model role and record prompt hash and raw replies.
+"""
+
+from koblex_tasks.scorers.koblex import lf_eval, provision_match, token_f1
+from koblex_tasks.scorers.legit import legit_rubric
+
+__all__ = ["legit_rubric", "lf_eval", "provision_match", "token_f1"]

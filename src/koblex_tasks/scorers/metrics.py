@@ -1,114 +1,72 @@
-"""Metrics that respect "unscored": Inspect's NaN sentinel is left out (and counted), never averaged as zero.
+"""The metrics every scorer of both benchmarks reports, built from the benchmark spec.
 
-Confidence intervals are 95% percentile bootstraps over samples, seeded so a log is reproducible.
+Per value key: Inspect's `mean()` over scored samples (Inspect leaves unscored samples, its NaN sentinel, out
+and counts them in `scored_samples` / `unscored_samples`), our `bootstrap_ci` (the leaderboard's engine: the
+same scores, resamples and seed give the same interval in the log and on the board) and Inspect's
+`grouped(mean(), <stratum>)` per stratum, plus the mean of the stratum means where the paper reports it.
 """
 
 from collections.abc import Sequence
 
-import numpy as np
-from inspect_ai.scorer import Metric, SampleScore, metric
+from inspect_ai.log import EvalMetric, EvalScore
+from inspect_ai.scorer import Metric, SampleScore, grouped, mean, metric
 
-BOOTSTRAP_RESAMPLES = 2000
-BOOTSTRAP_SEED = 0
-
-
-def finite_values(scores: Sequence[SampleScore]) -> np.ndarray:
-    """Numeric score values with Inspect's NaN unscored sentinel removed."""
-    vals = np.array(
-        [float(s.score.value) for s in scores if isinstance(s.score.value, int | float)], dtype=float
-    )
-    return vals[~np.isnan(vals)]
+from koblex_tasks.spec import ScorerSpec, StratumSpec
+from koblex_tasks.stats import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, DEFAULT_SEED, mean_interval
 
 
-def bootstrap_interval(
-    values: np.ndarray,
-    confidence: float = 0.95,
-    resamples: int = BOOTSTRAP_RESAMPLES,
-    seed: int = BOOTSTRAP_SEED,
-) -> tuple[float, float]:
-    """Percentile bootstrap interval of the mean; a single value (or none) gives a degenerate interval."""
-    if len(values) == 0:
-        return float("nan"), float("nan")
-    if len(values) == 1:
-        return float(values[0]), float(values[0])
-    rng = np.random.default_rng(seed)
-    idx = rng.integers(0, len(values), size=(resamples, len(values)))
-    means = values[idx].mean(axis=1)
-    tail = (1 - confidence) / 2 * 100
-    lo, hi = np.percentile(means, [tail, 100 - tail])
-    return float(lo), float(hi)
+def in_item_order(scores: Sequence[SampleScore]) -> list[SampleScore]:
+    """Scores sorted by sample id, the item order the leaderboard resamples in."""
+    return sorted(scores, key=lambda s: str(s.sample_id))
 
 
 @metric
-def scored_mean() -> Metric:
-    """Mean over scored samples (unscored ones are excluded, see `scored_count`)."""
-
-    def compute(scores: list[SampleScore]) -> float:
-        values = finite_values(scores)
-        return float(values.mean()) if len(values) else float("nan")
-
-    return compute
-
-
-@metric
-def ci_lower() -> Metric:
-    """Lower end of the 95% bootstrap interval of the mean."""
-
-    def compute(scores: list[SampleScore]) -> float:
-        return bootstrap_interval(finite_values(scores))[0]
-
-    return compute
-
-
-@metric
-def ci_upper() -> Metric:
-    """Upper end of the 95% bootstrap interval of the mean."""
-
-    def compute(scores: list[SampleScore]) -> float:
-        return bootstrap_interval(finite_values(scores))[1]
-
-    return compute
-
-
-@metric
-def scored_count() -> Metric:
-    """How many samples were scored (the rest were explicitly unscored)."""
-
-    def compute(scores: list[SampleScore]) -> int:
-        return len(finite_values(scores))
-
-    return compute
-
-
-def group_means(scores: Sequence[SampleScore], key: str) -> dict[str, float]:
-    """Mean of scored values per value of sample metadata `key` (NaN for a group with nothing scored)."""
-    groups: dict[str, list[SampleScore]] = {}
-    for s in scores:
-        value = (s.sample_metadata or {}).get(key)
-        if value is not None:
-            groups.setdefault(str(value), []).append(s)
-    means = {}
-    for name, members in groups.items():
-        values = finite_values(members)
-        means[name] = float(values.mean()) if len(values) else float("nan")
-    return means
-
-
-@metric
-def by_hops() -> Metric:
-    """Mean per hop count (number of gold provisions), keys `hop1`, `hop2`, `hop3`."""
+def bootstrap_ci(
+    resamples: int = DEFAULT_RESAMPLES, confidence: float = DEFAULT_CONFIDENCE, seed: int = DEFAULT_SEED
+) -> Metric:
+    """Percentile-bootstrap interval of the mean (`lower`, `upper`), seeded, items in sample-id order."""
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
-        means = group_means(scores, "hop_count")
-        return {f"hop{hops}": means[hops] for hops in sorted(means, key=int)}
+        values = [s.score.as_float() for s in in_item_order(scores)]
+        low, high = mean_interval(values, resamples, confidence, seed)
+        nan = float("nan")  # no scored sample: an undefined interval (the log holds floats only)
+        return {"lower": nan if low is None else low, "upper": nan if high is None else high}
 
     return compute
 
 
-def standard_metrics() -> list[Metric]:
-    return [scored_mean(), ci_lower(), ci_upper(), scored_count(), by_hops()]
+def stratum_metric(stratum: StratumSpec) -> Metric:
+    """Mean per stratum (`grouped_<name>`), plus the mean of the stratum means when the spec asks for it."""
+    if stratum.strata_mean_label:
+        return grouped(
+            mean(),
+            stratum.key,
+            all="groups",
+            all_label=stratum.strata_mean_label,
+            name_template=stratum.name_template,
+        )
+    return grouped(mean(), stratum.key, all=False, name_template=stratum.name_template)
 
 
-def metric_values(eval_score) -> dict[str, float]:
-    """An EvalScore's metrics by plain name (`scored_mean`), without the registry prefix."""
-    return {name.rsplit("/", 1)[-1]: m.value for name, m in eval_score.metrics.items()}
+def value_metrics(
+    scorer: ScorerSpec, stratum: StratumSpec, extra: dict[str, list[Metric]] | None = None
+) -> dict[str, list[Metric]]:
+    """`Score.value` key -> its metrics: mean, bootstrap interval and per-stratum means (or `extra`'s list)."""
+    extra = extra or {}
+    return {key: extra.get(key) or [mean(), bootstrap_ci(), stratum_metric(stratum)] for key in scorer.keys}
+
+
+def plain_name(metric: EvalMetric) -> str:
+    """A metric's name without the registry prefix its dict key may carry: `mean`, `bootstrap_ci_lower`,
+    `grouped_hop1`. Built from the metric's own name and group, not by editing the key."""
+    return f"{metric.group}_{metric.name}" if metric.group and metric.group != metric.name else metric.name
+
+
+def metric_values(score: EvalScore) -> dict[str, float]:
+    """All metrics of an `EvalScore` by plain name (see `plain_name`)."""
+    return {plain_name(m): m.value for m in score.metrics.values()}
+
+
+def metric_value(score: EvalScore, name: str) -> float | None:
+    """One metric of an `EvalScore` by plain name, None when the score has no such metric."""
+    return metric_values(score).get(name)

@@ -1,27 +1,39 @@
-"""KoBLEX solvers: one file per method, sharing `_common` / `_multihop` and the `ProvisionEvidence` record."""
+"""Solvers: one folder per benchmark (`koblex/`, `legit/`), one file per method; shared helpers at this level.
 
-from koblex_tasks.solvers.beamaggr import beamaggr
-from koblex_tasks.solvers.chain_of_thought import chain_of_thought
-from koblex_tasks.solvers.evidence import ProvisionEvidence
-from koblex_tasks.solvers.flare import flare
-from koblex_tasks.solvers.ircot import ircot
-from koblex_tasks.solvers.one_time_retrieval import one_time_retrieval
-from koblex_tasks.solvers.parser import parser
-from koblex_tasks.solvers.probtree import probtree
-from koblex_tasks.solvers.replay import replay
-from koblex_tasks.solvers.self_ask import self_ask
-from koblex_tasks.solvers.standard_prompting import standard_prompting
+- `common.py`: recorded (hashed) prompts, intermediate model calls, retrieval settings from the task.
+- `grader.py`: `require_grader`, the setup step that refuses to run a judged task without a judge.
+
+Solvers leave what they retrieved and selected in a record on the sample; scorers read only that record.
+"""
+
+from koblex_tasks.solvers.grader import require_grader
+from koblex_tasks.solvers.koblex import (
+    beamaggr,
+    chain_of_thought,
+    flare,
+    ircot,
+    one_time_retrieval,
+    parser,
+    probtree,
+    replay,
+    self_ask,
+    standard_prompting,
+)
+from koblex_tasks.solvers.legit import legit_predict, legit_rag, legit_replay
 
 __all__ = [
-    "ProvisionEvidence",
     "beamaggr",
     "chain_of_thought",
     "flare",
     "ircot",
+    "legit_predict",
+    "legit_rag",
+    "legit_replay",
     "one_time_retrieval",
     "parser",
     "probtree",
     "replay",
+    "require_grader",
     "self_ask",
     "standard_prompting",
 ]

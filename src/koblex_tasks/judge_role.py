@@ -1,0 +1,28 @@
+"""The judge model role, shared by both benchmarks: is a judge bound, and what to say when it is not.
+
+`get_model(role="grader")` silently returns the model under test when no model is bound to the role, so every
+judge scorer and the LEGIT setup step check `grader_bound()` first: a model must never grade itself.
+"""
+
+from inspect_ai.model import model_roles
+
+GRADER_ROLE = "grader"
+
+
+def grader_bound(role: str = GRADER_ROLE) -> bool:
+    """Is a model explicitly bound to `role` (task `model_roles`, `--model-role` or `eval(model_roles=)`)?
+
+    Only meaningful inside a running task (solver/scorer), or while a registry task is being constructed by
+    `eval()`/`inspect eval` (Inspect initialises the eval-level roles before calling the task function).
+    """
+    bound = model_roles().get(role)
+    return bool(bound) if isinstance(bound, list) else bound is not None
+
+
+def judge_required_message(title: str, task: str, role: str = GRADER_ROLE) -> str:
+    """The one-line refusal for a benchmark that cannot be scored without a judge."""
+    return (
+        f"{title} cannot be scored without a judge: bind the '{role}' model role, e.g. "
+        f"`inspect eval {task} --model <model> --model-role {role}=<judge model>` "
+        f"(or eval(..., model_roles={{'{role}': ...}})). Refusing to generate any answers without one."
+    )

@@ -1,0 +1,54 @@
+"""Replay plumbing shared by both benchmarks: run a replay solver through its task, read the headline back.
+
+A replay is an ordinary Inspect eval whose model is the label `replay/<generator>` (`providers/replay.py`) and
+whose solver supplies the released outputs; the scorers run as in any live run.
+"""
+
+from typing import Any
+
+from inspect_ai import Task
+from inspect_ai import eval as inspect_eval
+from inspect_ai.log import EvalLog
+from inspect_ai.solver import Solver
+
+import koblex_tasks.providers.replay  # noqa: F401  (registers the `replay/<name>` model label)
+from koblex_tasks.scorers.metrics import metric_value
+from koblex_tasks.spec import BenchmarkSpec
+
+
+def run_replay_eval(
+    task: Task,
+    solver: Solver,
+    generator: str,
+    log_dir: str,
+    metadata: dict[str, Any],
+    display: str = "none",
+    **eval_kwargs: Any,
+) -> EvalLog:
+    """Evaluate `task` with the replay `solver` under the model label `replay/<generator>`.
+
+    Raises RuntimeError with the log's own error message when the eval did not finish successfully.
+    """
+    [log] = inspect_eval(
+        task,
+        solver=solver,
+        model=f"replay/{generator}",
+        log_dir=log_dir,
+        display=display,
+        metadata=metadata,
+        **eval_kwargs,
+    )
+    if log.status != "success":
+        message = log.error.message if log.error else log.status
+        raise RuntimeError(f"replay of {metadata.get('replay_file', generator)} did not finish: {message}")
+    return log
+
+
+def headline_means(log: EvalLog, spec: BenchmarkSpec) -> dict[str, float]:
+    """The spec's headline means on the scorers' own scale, for the value keys the run scored at all."""
+    out: dict[str, float] = {}
+    for score in log.results.scores if log.results else []:
+        mean = metric_value(score, "mean")
+        if score.name in spec.headline and score.scored_samples and mean is not None:
+            out[score.name] = mean
+    return {k: out[k] for k in spec.headline if k in out}

@@ -1,0 +1,7 @@
+"""KoBLEX scorers: provision match and token F1 (deterministic), LF-Eval (the paper's G-Eval judge)."""
+
+from koblex_tasks.scorers.koblex.lf_eval import lf_eval
+from koblex_tasks.scorers.koblex.provision_match import provision_match
+from koblex_tasks.scorers.koblex.token_f1 import token_f1
+
+__all__ = ["lf_eval", "provision_match", "token_f1"]

@@ -1,0 +1,372 @@
+"""Helpers shared by the multi-hop baselines: Self-Ask, IRCoT, FLARE, ProbTree and BeamAggr.
+
+What the five official scripts (github.com/daehuikim/KoBLEX, `experiments/`) have in common lives here:
+chat calls with the method's system prompt and client-side stop sequences, BM25 retrieval recorded in the
+`ProvisionEvidence` record, token log-probabilities, the IRCoT/FLARE interleaved reasoning loop, and the
+question decomposition tree of ProbTree and BeamAggr.
+"""
+
+import ast
+import json
+import math
+import re
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from inspect_ai.log import transcript
+from inspect_ai.model import (
+    ChatMessage,
+    ChatMessageAssistant,
+    ChatMessageSystem,
+    ChatMessageUser,
+    GenerateConfig,
+    ModelOutput,
+    get_model,
+)
+from inspect_ai.solver import TaskState
+
+from koblex_tasks.corpus.retriever import Retriever
+from koblex_tasks.prompts import Prompt
+from koblex_tasks.solvers.common import sample_retriever
+from koblex_tasks.solvers.koblex._common import evidence
+from koblex_tasks.tasks.koblex.evidence import ProvisionEvidence
+
+RERANK_DEPTH = 100
+SENTENCE_STOPS = [".", "!", "?"]  # the official ST_STOP: one reasoning sentence per call
+LOGPROBS_PROVIDERS = "openai, openai-api/*, vllm, sglang, hf, together, grok or google"
+
+
+class LogprobsUnavailableError(RuntimeError):
+    """The provider returned no token log-probabilities, which the method needs to decide."""
+
+    def __init__(self, method: str, model: str) -> None:
+        super().__init__(
+            f"{method} needs token log-probabilities, but model {model!r} returned none. Run it with a "
+            f"provider that returns logprobs ({LOGPROBS_PROVIDERS}; not anthropic, and not OpenAI reasoning "
+            "models)."
+        )
+
+
+@dataclass
+class Completion:
+    """One model reply: its text (cut at the first stop sequence, stripped) and per-token log-probs."""
+
+    messages: list[ChatMessage]
+    output: ModelOutput
+    text: str
+    tokens: list[tuple[str, float]] | None = None  # (token, logprob) for the kept text, if requested
+
+
+def cut_at_stop(text: str, stops: list[str] | None) -> str:
+    """The text before the earliest stop sequence (providers may ignore or cap `stop_seqs`)."""
+    cut = min((i for i in (text.find(s) for s in stops or []) if i >= 0), default=len(text))
+    return text[:cut]
+
+
+async def complete(
+    method: str,
+    system: str | None,
+    user: str,
+    stop: list[str] | None = None,
+    logprobs: bool = False,
+) -> Completion:
+    """One intermediate call: optional system prompt plus one user turn, as in the official scripts."""
+    messages: list[ChatMessage] = [ChatMessageUser(content=user)]
+    if system:
+        messages.insert(0, ChatMessageSystem(content=system))
+    config = GenerateConfig(stop_seqs=stop or None)
+    if logprobs:
+        config = config.merge(GenerateConfig(logprobs=True, top_logprobs=1))  # vLLM scripts: logprobs=1
+    model = get_model()
+    output = await model.generate(messages, config=config)
+    raw = output.completion
+    kept = cut_at_stop(raw, stop)
+    tokens = None
+    if logprobs:
+        choice_lps = output.choices[0].logprobs if output.choices else None
+        if choice_lps is None:
+            raise LogprobsUnavailableError(method, str(model))
+        tokens, length = [], 0
+        for lp in choice_lps.content:
+            if kept != raw and length >= len(kept):
+                break  # tokens past a client-side stop are not part of the reply
+            tokens.append((lp.token, lp.logprob))
+            length += len(lp.token)
+    return Completion(messages, output, kept.strip(), tokens)
+
+
+def mean_logprob(tokens: list[tuple[str, float]] | None) -> float | None:
+    """Average token log-probability (the official `avg_logprob`); None when there are no tokens."""
+    return sum(lp for _, lp in tokens) / len(tokens) if tokens else None
+
+
+def tokens_after(tokens: list[tuple[str, float]], marker: str) -> list[tuple[str, float]]:
+    """The tokens after the first `marker` in their concatenated text (all tokens if it never appears)."""
+    text = ""
+    for i, (token, _) in enumerate(tokens):
+        text += token
+        if marker in text:
+            return tokens[i + 1 :]
+    return tokens
+
+
+def softmax(scores: dict[str, float | None]) -> dict[str, float]:
+    """Normalised exp(score); a missing score gets probability 0 (uniform if all are missing)."""
+    finite = {k: v for k, v in scores.items() if v is not None}
+    if not finite:
+        return {k: 1 / len(scores) for k in scores}
+    top = max(finite.values())
+    exps = {k: math.exp(v - top) if v is not None else 0.0 for k, v in scores.items()}
+    total = sum(exps.values())
+    return {k: e / total for k, e in exps.items()}
+
+
+def after_marker(text: str, marker: str) -> str:
+    return text.split(marker)[-1].strip()
+
+
+def log_step(state: TaskState, method: str, step: dict[str, Any]) -> None:
+    """Append one intermediate step to `metadata[<method>_trace]` and show it in the transcript."""
+    key = f"{method}_trace"
+    state.metadata[key] = [*state.metadata.get(key, []), step]
+    transcript().info({method: step}, source=method)
+
+
+class RecordedRetrieval:
+    """BM25 top-k (reranked when the task has a reranker) whose queries and results go to the evidence."""
+
+    def __init__(self, retriever: Retriever, record: ProvisionEvidence, k: int) -> None:
+        if k < 1:
+            raise ValueError(f"k must be positive, got {k}")
+        self.retriever, self.record, self.k = retriever, record, k
+
+    @classmethod
+    async def start(
+        cls, state: TaskState, method: str, k: int, tokenizer: str | None, reranker: str | None
+    ) -> "RecordedRetrieval":
+        """The sample's evidence record for `method` and a retrieval that writes into it."""
+        record = evidence(method, uses_retrieval=True)
+        return cls(await sample_retriever(state, tokenizer=tokenizer, reranker=reranker), record, k)
+
+    async def __call__(self, query: str) -> list[str]:
+        depth = self.k if self.retriever.reranker.name == "none" else max(self.k, RERANK_DEPTH)
+        hits = await self.retriever.arerank(query, await self.retriever.asearch(query, depth), self.k)
+        keys = [h.provision.key for h in hits]
+        self.record.queries = [*self.record.queries, query]
+        self.record.retrieved = [*self.record.retrieved, keys]
+        return keys
+
+
+def adopt_output(state: TaskState, completion: Completion, raw: str, answer: str) -> TaskState:
+    """Make an intermediate call the sample's final output (no extra model call), keeping the raw text."""
+    output = completion.output.model_copy(deep=True)
+    output.completion = answer
+    state.messages = [*completion.messages, ChatMessageAssistant(content=raw)]
+    state.output = output
+    state.metadata["raw_completion"] = raw
+    return state
+
+
+def composed_output(state: TaskState, answer: str, raw: str) -> TaskState:
+    """Final output for an answer assembled from several calls (no single reply holds it)."""
+    state.messages = [*state.messages[:1], ChatMessageAssistant(content=answer)]
+    state.output = ModelOutput.from_content(model=get_model().name, content=answer)
+    state.metadata["raw_completion"] = raw
+    return state
+
+
+# --- IRCoT / FLARE: one reasoning sentence per call, retrieval between sentences -------------------------
+
+
+@dataclass
+class Reasoning:
+    contexts: list[str]  # the official `combination_list`: every provision retrieved, in order
+    steps: list[str] = field(default_factory=list)  # the official `reasoning_list`
+    last: Completion | None = None
+
+
+async def interleaved_reasoning(
+    state: TaskState,
+    method: str,
+    system: str,
+    step_prompt: Prompt,
+    question: str,
+    first_contexts: list[str],
+    marker: str,
+    max_steps: int,
+    next_contexts: Callable[[Completion], Awaitable[list[str]]],
+    step_logprobs: bool = False,
+) -> Reasoning:
+    """Generate sentence by sentence until `marker` appears or `max_steps` run out.
+
+    After every sentence without the marker, `next_contexts` may retrieve more provisions; they are appended
+    to the context of the next call.
+    """
+    reasoning = Reasoning(contexts=list(first_contexts))
+    for step in range(max_steps):
+        prompt = step_prompt.render(
+            context="\n".join(reasoning.contexts), question=question, reasoning=" ".join(reasoning.steps)
+        )
+        reply = await complete(method, system, prompt, stop=SENTENCE_STOPS, logprobs=step_logprobs)
+        reasoning.steps.append(reply.text)
+        reasoning.last = reply
+        if marker in reply.text:
+            log_step(state, method, {"step": step, "sentence": reply.text, "final": True})
+            break
+        added = await next_contexts(reply)
+        reasoning.contexts.extend(added)
+        log_step(state, method, {"step": step, "sentence": reply.text, "retrieved": added})
+    return reasoning
+
+
+async def force_final(
+    method: str, system: str, step_prompt: Prompt, question: str, reasoning: Reasoning, marker: str
+) -> Completion:
+    """Append `marker` to the reasoning so far and ask once more, with no stop sequence."""
+    prompt = step_prompt.render(
+        context="\n".join(reasoning.contexts), question=question, reasoning=" ".join(reasoning.steps)
+    )
+    return await complete(method, system, f"{prompt} {marker}")
+
+
+# --- ProbTree / BeamAggr: hierarchical question decomposition tree --------------------------------------
+
+
+@dataclass
+class TreeNode:
+    idx: int
+    question: str
+    parent: int | None
+    sons: list[int] = field(default_factory=list)
+
+    @property
+    def is_leaf(self) -> bool:
+        return not self.sons
+
+
+def parse_json_object(text: str) -> dict[str, Any] | None:
+    """The first balanced `{...}` in the reply (code fences removed), as JSON or a Python literal."""
+    clean = re.sub(r"```(?:json)?\n?|```", "", text)
+    start = clean.find("{")
+    if start < 0:
+        return None
+    depth = 0
+    for i in range(start, len(clean)):
+        depth += {"{": 1, "}": -1}.get(clean[i], 0)
+        if depth == 0:
+            block = clean[start : i + 1]
+            break
+    else:
+        return None
+    for parse in (json.loads, ast.literal_eval):
+        try:
+            value = parse(block)
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            continue
+        return value if isinstance(value, dict) else None
+    return None
+
+
+def build_tree(
+    decomposition: dict[str, Any] | None, fallback_question: str, max_nodes: int
+) -> list[TreeNode]:
+    """Nodes of the `{parent: [children]}` tree, root first, numbered breadth-first (root = 0).
+
+    The root is the first key; a child that is itself a key gets that key's children. Repeated questions
+    (cycles) are not expanded twice and at most `max_nodes` nodes are kept. Without a usable tree the root
+    alone is the question (answered as a leaf).
+    """
+    items = {
+        str(k).strip(): [str(c).strip() for c in v if str(c).strip()]
+        for k, v in (decomposition or {}).items()
+        if isinstance(v, list) and str(k).strip()
+    }
+    if not items:
+        return [TreeNode(0, fallback_question, None)]
+    root = next(iter(items))
+    nodes = [TreeNode(0, root, None)]
+    expanded: set[str] = set()
+    frontier = [0]
+    while frontier:
+        node = nodes[frontier.pop(0)]
+        if node.question in expanded:
+            continue
+        expanded.add(node.question)
+        for child in items.get(node.question, []):
+            if len(nodes) >= max_nodes:
+                return nodes
+            nodes.append(TreeNode(len(nodes), child, node.idx))
+            node.sons.append(len(nodes) - 1)
+            frontier.append(len(nodes) - 1)
+    return nodes
+
+
+def post_order(nodes: list[TreeNode]) -> list[TreeNode]:
+    """Children before parents, left to right (the official recursive `post_order` from the root)."""
+    order: list[TreeNode] = []
+    stack: list[tuple[int, bool]] = [(0, False)]
+    while stack:
+        idx, done = stack.pop()
+        if done:
+            order.append(nodes[idx])
+            continue
+        stack.append((idx, True))
+        stack.extend((son, False) for son in reversed(nodes[idx].sons))
+    return order
+
+
+async def decomposition_tree(
+    state: TaskState, method: str, tree_prompt: Prompt, max_nodes: int, record: ProvisionEvidence
+) -> list[TreeNode]:
+    """Ask for the tree (one user turn: the official OpenAI script prepends the system text to it)."""
+    reply = await complete(
+        method,
+        None,
+        tree_prompt.render(background=state.metadata["background"], question=state.metadata["question"]),
+    )
+    decomposition = parse_json_object(reply.text)
+    if decomposition is None:
+        record.count("tree_unparsed")
+        state.metadata[f"{method}_tree_reply"] = reply.text
+    nodes = build_tree(decomposition, state.metadata["question"], max_nodes)
+    state.metadata[f"{method}_tree"] = [
+        {"idx": n.idx, "question": n.question, "parent": n.parent, "sons": n.sons} for n in nodes
+    ]
+    transcript().info({"tree": state.metadata[f"{method}_tree"]}, source=method)
+    return nodes
+
+
+Strategy = Literal["cb", "ob", "ca"]
+
+
+@dataclass
+class NodeAnswer:
+    strategy: Strategy
+    completion: Completion
+    score: float | None  # mean token log-probability of the scored part
+
+
+async def closed_and_open_book(
+    method: str,
+    question: str,
+    docs: list[str],
+    prompts: dict[str, Prompt],
+) -> dict[Strategy, NodeAnswer]:
+    """CB (no context) and OB (the retrieved provisions as context) answers to one node, with scores.
+
+    `prompts` holds cb, cb_system, ob and ob_system. Logprobs are requested; none is an error.
+    """
+    cb = await complete(
+        method, prompts["cb_system"].text, prompts["cb"].render(question=question), logprobs=True
+    )
+    ob = await complete(
+        method,
+        prompts["ob_system"].text,
+        prompts["ob"].render(question=question, context="\n".join(docs)),
+        logprobs=True,
+    )
+    return {
+        "cb": NodeAnswer("cb", cb, mean_logprob(cb.tokens)),
+        "ob": NodeAnswer("ob", ob, mean_logprob(ob.tokens)),
+    }

@@ -1,0 +1,115 @@
+"""FLARE (Jiang et al., 2023, "Active Retrieval Augmented Generation"), as KoBLEX ran it
+(`experiments/flare/flare_openai.py`, daehuikim/KoBLEX; log-prob handling also from `flare_qwen.py`).
+
+1. Retrieve the top-k (k = 1) provisions by BM25 for background + question.
+2. Reason one sentence per call (stop at . ! ?) with token log-probabilities. If any token of the sentence
+   has log-probability below `threshold`, those tokens are masked with "_", the model turns the masked
+   sentence into a Korean search question ("New Query:"), and its top-k provisions join the context.
+3. At "So the answer is:" the loop ends; after `max_steps` sentences without it, " So the answer is:" is
+   appended and one more call (no stop sequence) replaces the last sentence. The answer is the text after
+   the marker.
+
+`predicted` is the official `combination_list`: the first query's provisions plus one retrieval per
+low-confidence sentence, in order, duplicates kept (the released `comb`).
+
+Threshold (token log-probability; `--token_threshold` in `run_flare.sh`): GPT-4o -0.70 (the default here),
+Qwen3 -0.60, EXAONE-3.5 -1.5. `max_steps`: 5 in the OpenAI script, 8 in the Qwen and EXAONE scripts.
+
+Log-probabilities are required: a provider that returns none fails the sample with an error (the official
+OpenAI script then silently never retrieved after the first query).
+
+Deviations from the official code:
+- The OpenAI script read `logprobs.content[0].tokens`, which OpenAI's response does not have; we use every
+  token of the sentence. The Qwen script masked with "" for confident tokens (its query was only "_"s); we
+  keep confident tokens, as the OpenAI script and the FLARE paper do.
+- The generated query is cut after "New Query:" if the model repeats it (as the Qwen script does).
+- Official sampling: temperature 0.0, top_p 0.9, max_tokens 4000; set them on the task.
+"""
+
+from inspect_ai.solver import Generate, Solver, TaskState, solver
+
+from koblex_tasks.solvers.koblex._common import koblex_prompt, official_question
+from koblex_tasks.solvers.koblex._multihop import (
+    Completion,
+    RecordedRetrieval,
+    adopt_output,
+    after_marker,
+    complete,
+    force_final,
+    interleaved_reasoning,
+    log_step,
+)
+
+METHOD = "flare"
+FINAL = "So the answer is:"
+MASK = "_"
+
+
+def mask_low_confidence(tokens: list[tuple[str, float]], threshold: float) -> tuple[str, bool]:
+    """The sentence with every token below `threshold` replaced by "_", and whether any was."""
+    masked = [MASK if lp < threshold else token for token, lp in tokens]
+    return "".join(masked), any(lp < threshold for _, lp in tokens)
+
+
+@solver
+def flare(
+    k: int = 1,
+    max_steps: int = 5,
+    threshold: float = -0.70,
+    tokenizer: str | None = None,
+    reranker: str | None = None,
+    prompt_version: str = "v1",
+) -> Solver:
+    """FLARE: retrieve when a generated sentence contains low-confidence tokens.
+
+    Args:
+        k: provisions retrieved per query (KoBLEX: 1).
+        max_steps: reasoning sentences before the final answer is forced (official: 5 for GPT-4o).
+        threshold: token log-probability below which a token is uncertain (GPT-4o -0.70, Qwen3 -0.60,
+            EXAONE -1.5).
+        tokenizer: override the task's BM25 tokenizer.
+        reranker: override the task's reranker (the official code used BM25 only).
+    """
+    if max_steps < 1:
+        raise ValueError("max_steps must be positive")
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        retrieve = await RecordedRetrieval.start(state, METHOD, k, tokenizer, reranker)
+        record = retrieve.record
+        question = official_question(state)
+        system = koblex_prompt(state, "flare_system", prompt_version).text
+        step_prompt = koblex_prompt(state, "flare_step", prompt_version)
+        query_prompt = koblex_prompt(state, "flare_query", prompt_version)
+
+        async def retrieve_if_uncertain(reply: Completion) -> list[str]:
+            masked, uncertain = mask_low_confidence(reply.tokens or [], threshold)
+            if not uncertain:
+                return []
+            rewrite = await complete(METHOD, system, query_prompt.render(question=question, query=masked))
+            query = after_marker(rewrite.text, "New Query:")
+            log_step(state, METHOD, {"masked": masked, "query": query})
+            record.count("active_retrievals")
+            return await retrieve(query)
+
+        reasoning = await interleaved_reasoning(
+            state,
+            METHOD,
+            system,
+            step_prompt,
+            question,
+            await retrieve(question),
+            FINAL,
+            max_steps,
+            retrieve_if_uncertain,
+            step_logprobs=True,
+        )
+        record.predicted = reasoning.contexts
+        last = reasoning.last
+        if last is None or FINAL not in last.text:
+            record.count("forced_final_answer")
+            last = await force_final(METHOD, system, step_prompt, question, reasoning, FINAL)
+            reasoning.steps[-1] = last.text  # official: the forced answer replaces the last sentence
+        answer = after_marker(after_marker(last.text, FINAL), "So the final answer is:")
+        return adopt_output(state, last, last.text, answer)
+
+    return solve

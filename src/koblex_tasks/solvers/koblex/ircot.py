@@ -1,0 +1,90 @@
+"""IRCoT (Trivedi et al., 2023, "Interleaving Retrieval with Chain-of-Thought Reasoning for
+Knowledge-Intensive Multi-Step Questions"), as KoBLEX ran it (`experiments/ircot/ircot_openai.py`,
+daehuikim/KoBLEX).
+
+1. Retrieve the top-k (k = 1) provisions by BM25 for background + question.
+2. Reason one sentence per call (stop at . ! ?), shown "<Query> Context / Question / Answer: <sentences so
+   far>". Each sentence without "So the final answer is:" is itself the next BM25 query; its provisions are
+   appended to the context.
+3. After `max_steps` sentences (official: 5) without the marker, " So the final answer is:" is appended and
+   the model is asked once more with no stop sequence. The answer is the text after the marker.
+
+`predicted` is the official `combination_list`: every provision retrieved (the first query's and each
+sentence's), in order, duplicates kept, exactly as the released `comb`.
+
+Deviations from the official code:
+- With k > 1 it still kept only the top provision (`idxs[0][0]`); we keep all k (the default k = 1 is the same).
+- An empty sentence is not used as a query (counted as `empty_sentences`).
+- The released script does not run as published (a missing comma in its output record); the logic above is
+  read from it. Official sampling: temperature 0.0, top_p 0.9, max_tokens 4000; set them on the task.
+"""
+
+from inspect_ai.solver import Generate, Solver, TaskState, solver
+
+from koblex_tasks.solvers.koblex._common import koblex_prompt, official_question
+from koblex_tasks.solvers.koblex._multihop import (
+    Completion,
+    RecordedRetrieval,
+    adopt_output,
+    after_marker,
+    force_final,
+    interleaved_reasoning,
+)
+
+METHOD = "ircot"
+FINAL = "So the final answer is:"
+
+
+@solver
+def ircot(
+    k: int = 1,
+    max_steps: int = 5,
+    tokenizer: str | None = None,
+    reranker: str | None = None,
+    prompt_version: str = "v1",
+) -> Solver:
+    """IRCoT: every chain-of-thought sentence is the next retrieval query.
+
+    Args:
+        k: provisions retrieved per query (KoBLEX: 1).
+        max_steps: reasoning sentences before the final answer is forced (official: 5).
+        tokenizer: override the task's BM25 tokenizer.
+        reranker: override the task's reranker (the official code used BM25 only).
+    """
+    if max_steps < 1:
+        raise ValueError("max_steps must be positive")
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        retrieve = await RecordedRetrieval.start(state, METHOD, k, tokenizer, reranker)
+        record = retrieve.record
+        question = official_question(state)
+        system = koblex_prompt(state, "ircot_system", prompt_version).text
+        step_prompt = koblex_prompt(state, "ircot_step", prompt_version)
+
+        async def sentence_as_query(reply: Completion) -> list[str]:
+            if not reply.text:
+                record.count("empty_sentences")
+                return []
+            return await retrieve(reply.text)
+
+        reasoning = await interleaved_reasoning(
+            state,
+            METHOD,
+            system,
+            step_prompt,
+            question,
+            await retrieve(question),
+            FINAL,
+            max_steps,
+            sentence_as_query,
+        )
+        record.predicted = reasoning.contexts
+        last = reasoning.steps[-1]
+        if FINAL in last and reasoning.last is not None:
+            return adopt_output(state, reasoning.last, last, after_marker(last, FINAL))
+        record.count("forced_final_answer")
+        final = await force_final(METHOD, system, step_prompt, question, reasoning, FINAL)
+        text = final.text.split(last)[-1] if last else final.text  # official: drop an echo of the last step
+        return adopt_output(state, final, final.text, after_marker(text, FINAL))
+
+    return solve

@@ -1,0 +1,188 @@
+"""Benchmark specs: the one declaration of a benchmark's facts, read by tasks, scorers, replay, CLI and leaderboard.
+
+A spec says what a benchmark's eval logs look like and how to judge them: the task's registry name and version,
+its scorers with their value keys (valid range, display label and scale, which need a judge), the stratum its
+items are grouped by, the headline and ranking columns, the paper's protocol and the fingerprints of the
+official datasets. Code outside a benchmark's own folder never names the benchmark: it looks up its spec
+(`spec_for_task`) or loops over `benchmark_specs()`.
+
+Spec modules (`tasks/<benchmark>/spec.py`) are plain data: they import nothing of this package but this module,
+so every layer may read them without an import cycle. A new benchmark registers its spec with
+`register_benchmark` (the built-in ones are registered when `koblex_tasks.tasks` is imported).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, Literal
+
+ValueKind = Literal["continuous", "binary"]
+
+
+@dataclass(frozen=True)
+class ValueSpec:
+    """One value key a scorer writes into `Score.value`."""
+
+    key: str
+    label: str
+    low: float
+    high: float
+    scale: float = 1.0  # displayed value = stored value x scale
+    higher_is_better: bool = True
+    primary: bool = True  # a leaderboard column with significance tests (else a secondary column)
+    kind: ValueKind = "continuous"  # binary: 0/1 per item, compared with McNemar
+
+    def __post_init__(self) -> None:
+        if not self.low < self.high:
+            raise ValueError(f"{self.key}: low must be below high, got [{self.low}, {self.high}]")
+
+    def in_range(self, value: float) -> bool:
+        """Inside [low, high] (a small tolerance for float sums such as 2/3 + 1/3)."""
+        tolerance = 1e-9 * max(1.0, abs(self.high - self.low))
+        return math.isfinite(value) and self.low - tolerance <= value <= self.high + tolerance
+
+
+@dataclass(frozen=True)
+class ScorerSpec:
+    """A scorer of the task: its registry name (as written in logs) and the value keys it produces."""
+
+    name: str
+    values: tuple[ValueSpec, ...]
+    judge: bool = False  # graded by a model bound to a role (the task's judge role)
+    required: bool = True  # every leaderboard log must carry it
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        return tuple(v.key for v in self.values)
+
+    def value(self, key: str) -> ValueSpec:
+        for v in self.values:
+            if v.key == key:
+                return v
+        raise KeyError(f"scorer {self.name!r} has no value {key!r} (has {list(self.keys)})")
+
+
+@dataclass(frozen=True)
+class StratumSpec:
+    """The sample-metadata key items are grouped by (per-stratum means, stratified intervals)."""
+
+    key: str
+    label: str
+    order: tuple[str, ...] = ()  # display order of known strata; others follow, numbers numerically
+    name_template: str = "{group_name}"  # metric name per stratum in the log, e.g. "hop{group_name}"
+    # When set, the log also reports the unweighted mean of the stratum means under this name (LEGIT's
+    # headline is the mean of the three difficulty means).
+    strata_mean_label: str | None = None
+
+    def sort_key(self, stratum: str) -> tuple[int, float, str]:
+        if stratum in self.order:
+            return (0, float(self.order.index(stratum)), stratum)
+        try:
+            return (1, float(stratum), stratum)
+        except ValueError:
+            return (2, 0.0, stratum)
+
+
+@dataclass(frozen=True)
+class BenchmarkSpec:
+    """Everything the tooling needs to know about one benchmark's task and its logs."""
+
+    name: str  # short name, e.g. "koblex"
+    title: str  # display name, e.g. "KoBLEX"
+    task: str  # Inspect registry name, e.g. "koblex_tasks/koblex"
+    version: str  # the task version this code writes
+    scorers: tuple[ScorerSpec, ...]
+    stratum: StratumSpec
+    headline: tuple[str, ...]  # value keys reported by `koblex replay` and summaries, in order
+    ranking: str  # the value key boards are ranked by by default
+    # Task versions whose logs the leaderboard accepts (logs of another version are refused, with a reason).
+    accepted_versions: tuple[str, ...] = ()
+    judge_role: str = "grader"
+    # Task metadata keys whose values split boards (scoring variants), with a readable label per key.
+    variants: Mapping[str, str] = field(default_factory=dict)
+    # Task arguments that select a subset of the dataset (a run with any of them set is a subset run).
+    subset_args: tuple[str, ...] = ()
+    # Solvers that replay released outputs instead of calling a model (their runs are labelled as such).
+    replay_solvers: tuple[str, ...] = ()
+    # The statute pool a run retrieves from: its full size (a smaller local corpus is "partial"); None when the
+    # benchmark's scores do not depend on a retrieval corpus.
+    full_corpus_size: int | None = None
+    # The paper's protocol: task and solver arguments of the published runs.
+    paper_protocol: Mapping[str, Any] = field(default_factory=dict)
+    # Known dataset fingerprints (as the task records them in `dataset_fingerprint`) -> what they are.
+    dataset_fingerprints: Mapping[str, str] = field(default_factory=dict)
+    official_size: int | None = None  # items in the official test split
+
+    def __post_init__(self) -> None:
+        if not self.accepted_versions:
+            object.__setattr__(self, "accepted_versions", (self.version,))
+        elif self.version not in self.accepted_versions:
+            raise ValueError(f"{self.name}: version {self.version} is not among accepted_versions")
+        for name in ("variants", "paper_protocol", "dataset_fingerprints"):
+            object.__setattr__(self, name, MappingProxyType(dict(getattr(self, name))))
+        keys = [v.key for s in self.scorers for v in s.values]
+        if len(set(keys)) != len(keys):
+            raise ValueError(f"{self.name}: a value key is declared by two scorers: {keys}")
+        for key in (*self.headline, self.ranking):
+            if key not in keys:
+                raise ValueError(f"{self.name}: headline/ranking key {key!r} is not a declared value")
+
+    def scorer(self, name: str) -> ScorerSpec:
+        for s in self.scorers:
+            if s.name == name:
+                return s
+        raise KeyError(f"{self.name} has no scorer {name!r} (has {[s.name for s in self.scorers]})")
+
+    def value(self, key: str) -> ValueSpec:
+        for s in self.scorers:
+            for v in s.values:
+                if v.key == key:
+                    return v
+        raise KeyError(f"{self.name} has no value key {key!r}")
+
+    def scorer_of(self, key: str) -> ScorerSpec:
+        """The scorer that writes value `key`."""
+        for s in self.scorers:
+            if key in s.keys:
+                return s
+        raise KeyError(f"{self.name} has no value key {key!r}")
+
+    @property
+    def values(self) -> tuple[ValueSpec, ...]:
+        return tuple(v for s in self.scorers for v in s.values)
+
+    @property
+    def required_scorers(self) -> tuple[str, ...]:
+        return tuple(s.name for s in self.scorers if s.required)
+
+
+_REGISTRY: dict[str, BenchmarkSpec] = {}
+
+
+def register_benchmark(spec: BenchmarkSpec) -> BenchmarkSpec:
+    """Make a benchmark known to the leaderboard, replay and CLI; re-registering the same spec is a no-op."""
+    known = _REGISTRY.get(spec.task)
+    if known is not None and known != spec:
+        raise ValueError(f"another spec is already registered for task {spec.task!r}")
+    _REGISTRY[spec.task] = spec
+    return spec
+
+
+def unregister_benchmark(task: str) -> None:
+    """Forget a registered spec (tests that add a toy benchmark clean up with this)."""
+    _REGISTRY.pop(task, None)
+
+
+def registered_specs() -> tuple[BenchmarkSpec, ...]:
+    """The specs registered so far, in registration order (see `koblex_tasks.tasks.benchmark_specs`)."""
+    return tuple(_REGISTRY.values())
+
+
+def find_spec(task: str) -> BenchmarkSpec | None:
+    """The spec of a task registry name (or of a short benchmark name), None if unknown."""
+    if task in _REGISTRY:
+        return _REGISTRY[task]
+    return next((s for s in _REGISTRY.values() if s.name == task), None)

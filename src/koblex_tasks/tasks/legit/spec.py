@@ -1,0 +1,54 @@
+"""LEGIT's spec: the task's facts in one place (see `koblex_tasks.spec`)."""
+
+from koblex_tasks.spec import BenchmarkSpec, ScorerSpec, StratumSpec, ValueSpec, register_benchmark
+
+# The rubric's points: 5 for the final order, 2 spread over issue coverage, 3 over issue correctness.
+FINAL_ORDER_POINTS = 5.0
+COVERAGE_POINTS = 2.0
+CORRECTNESS_POINTS = 3.0
+DIFFICULTIES = ("easy", "medium", "hard")
+
+LEGIT_RUBRIC = ScorerSpec(
+    name="legit_rubric",
+    values=(
+        ValueSpec(
+            "legit_score", "LEGIT score", 0.0, FINAL_ORDER_POINTS + COVERAGE_POINTS + CORRECTNESS_POINTS
+        ),
+        ValueSpec("final_order", "Final order", 0.0, FINAL_ORDER_POINTS),
+        ValueSpec("coverage", "Coverage", 0.0, COVERAGE_POINTS),
+        ValueSpec("correctness", "Correctness", 0.0, CORRECTNESS_POINTS),
+        ValueSpec(
+            "judge_failure_rate",
+            "Judge failures %",
+            0.0,
+            1.0,
+            scale=100,
+            higher_is_better=False,
+            primary=False,
+        ),
+    ),
+    judge=True,
+)
+
+LEGIT = register_benchmark(
+    BenchmarkSpec(
+        name="legit",
+        title="LEGIT",
+        task="koblex_tasks/legit",
+        version="1.0.0",
+        scorers=(LEGIT_RUBRIC,),
+        stratum=StratumSpec(
+            "difficulty", "difficulty", order=DIFFICULTIES, strata_mean_label="difficulty_mean"
+        ),
+        headline=("legit_score", "final_order", "coverage", "correctness"),
+        ranking="legit_score",
+        variants={"rule": "rule"},
+        subset_args=("difficulty", "doc_ids"),
+        replay_solvers=("koblex_tasks/legit_replay",),
+        full_corpus_size=None,  # scores do not depend on a statute corpus (legit_rag is an extra)
+        paper_protocol={"solver": "legit_predict", "rule": "paper", "judge": "gpt-4.1 / open judges"},
+        # The 300-record test split's SHA-256 could not be computed here (no network); see tasks/legit/dataset.py.
+        dataset_fingerprints={},
+        official_size=300,
+    )
+)

@@ -1,1 +1,0 @@
-"""Offline test helpers shipped with the package (so CLI smoke tests work on any machine)."""

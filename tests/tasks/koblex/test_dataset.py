@@ -1,0 +1,67 @@
+"""KoBLEX question loading: real data facts, sample conversion, hub path (mocked), and error cases."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from koblex_tasks.errors import DataError
+from koblex_tasks.tasks.koblex.dataset import koblex_dataset, load_koblex, record_to_sample
+
+
+def test_real_questions(shared_data: Path) -> None:
+    data = load_koblex(str(shared_data / "koblex" / "koblex.jsonl"))
+    assert len(data.records) == 226
+    samples = list(koblex_dataset(data, "ko"))
+    hops = [s.metadata["hop_count"] for s in samples]
+    assert (hops.count(1), hops.count(2), hops.count(3)) == (55, 125, 46)  # the paper's split
+    assert sum(s.metadata["hop_count"] != s.metadata["n_hops"] for s in samples) == 6
+    first = samples[0]
+    assert first.id == "qa_19_1hop_28"
+    assert (
+        first.input.startswith(data.records[0]["background"]) and data.records[0]["question"] in first.input
+    )
+    assert first.target == data.records[0]["answer"]
+    ctx = data.records[0]["contexts"][0]
+    assert first.metadata["gold_provisions"] == [ctx["hierarchy"] + ctx["content"]]
+
+
+def test_english_fields(tiny_questions: Path) -> None:
+    data = load_koblex(str(tiny_questions), lang="en")
+    sample = record_to_sample(data.records[0], "en")
+    assert sample.target == "a" and sample.metadata["question"] == "q"
+
+
+def _write(tmp_path: Path, rows: list[dict]) -> str:
+    path = tmp_path / "q.jsonl"
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    return str(path)
+
+
+def test_errors_name_file_and_line(tiny_questions: Path, tmp_path: Path) -> None:
+    rows = [json.loads(line) for line in tiny_questions.read_text(encoding="utf-8").splitlines()]
+    dup = _write(tmp_path, [rows[0], rows[0]])
+    with pytest.raises(DataError, match=r":2: duplicate id 'q1' \(first at line 1\)"):
+        load_koblex(dup)
+    missing = dict(rows[0])
+    del missing["answer"]
+    with pytest.raises(DataError, match=":1: missing field 'answer'"):
+        load_koblex(_write(tmp_path, [missing]))
+    no_gold = dict(rows[0], contexts=[])
+    with pytest.raises(DataError, match="contexts"):
+        load_koblex(_write(tmp_path, [no_gold]))
+    with pytest.raises(ValueError, match="lang must be one of"):
+        load_koblex(str(tiny_questions), lang="fr")
+
+
+def test_hub_path_is_used_by_default(monkeypatch: pytest.MonkeyPatch, tiny_questions: Path) -> None:
+    import datasets
+
+    rows = [json.loads(line) for line in tiny_questions.read_text(encoding="utf-8").splitlines()]
+    seen = []
+    monkeypatch.setattr(
+        datasets, "load_dataset", lambda repo, split, revision=None: seen.append((repo, split)) or rows
+    )
+    data = load_koblex(None)
+    assert seen == [("JihyungL/KoBLEX-koblex", "test")] and data.source == "hf:JihyungL/KoBLEX-koblex@main"
+    assert [r["id"] for r in data.records] == ["q1", "q2"]
