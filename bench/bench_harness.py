@@ -57,7 +57,6 @@ def _released_guesses(data: Path) -> dict[str, list[str]]:
 
 def make_outputs(data: Path, delay: float | None):
     from inspect_ai.model import ModelOutput
-
     from koblex_tasks.testing.mock_provider import scripted_output, usage_for
 
     guesses = _released_guesses(data)
