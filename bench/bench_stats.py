@@ -14,7 +14,7 @@ from itertools import combinations
 
 import numpy as np
 
-from koblex_tasks.leaderboard import stats as st
+from koblex_tasks import stats as st
 
 N_SYSTEMS, N_ITEMS, N_RESAMPLES = 50, 226, 10_000
 

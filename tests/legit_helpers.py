@@ -161,3 +161,18 @@ def sample_records(sample_file: Path) -> list[LegitRecord]:
 def record_by_id(sample_records: list[LegitRecord]) -> Callable[[str], LegitRecord]:
     index = {r.doc_id: r for r in sample_records}
     return index.__getitem__
+
+
+def dump_record(record: LegitRecord) -> str:
+    """One JSONL line for `record`, to write variants of real records."""
+    return json.dumps(
+        {
+            "doc_id": record.doc_id,
+            "issue_id": record.issue_id,
+            "question": record.question,
+            "answer": record.answer,
+            "issues": [i.as_dict() for i in record.issues],
+            "difficulty": record.difficulty,
+        },
+        ensure_ascii=False,
+    )

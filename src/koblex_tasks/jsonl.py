@@ -1,7 +1,7 @@
 """Strict JSONL reading: every bad line is a DataError naming file and line, never a crash later on."""
 
 import json
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -35,16 +35,3 @@ def read_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
             if not isinstance(obj, dict):
                 raise DataError(str(path), number, f"expected a JSON object, got {type(obj).__name__}")
             yield number, obj
-
-
-def require_fields(
-    obj: dict[str, Any], fields: Iterable[str], path: str, line: int | None, kind: type = str
-) -> None:
-    """Raise DataError if a field is missing or not of the expected type."""
-    for field in fields:
-        if field not in obj:
-            raise DataError(path, line, f"missing field '{field}'")
-        if not isinstance(obj[field], kind):
-            raise DataError(
-                path, line, f"field '{field}' must be {kind.__name__}, got {type(obj[field]).__name__}"
-            )

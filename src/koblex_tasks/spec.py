@@ -105,6 +105,9 @@ class BenchmarkSpec:
     variants: Mapping[str, str] = field(default_factory=dict)
     # Task arguments that select a subset of the dataset (a run with any of them set is a subset run).
     subset_args: tuple[str, ...] = ()
+    # Task arguments that filter the dataset; a run is a subset when one is set and fewer than
+    # `official_size` items remain (e.g. LEGIT's `responses`, which keeps the documents a file answers).
+    filter_args: tuple[str, ...] = ()
     # Solvers that replay released outputs instead of calling a model (their runs are labelled as such).
     replay_solvers: tuple[str, ...] = ()
     # The statute pool a run retrieves from: its full size (a smaller local corpus is "partial"); None when the

@@ -135,7 +135,7 @@ def test_encoder_config_identifies_model_and_pooling(tiny_encoder: Path, other_e
 
 def test_encoding_is_serialised(tiny_encoder: Path) -> None:
     encoder = DenseEncoder(str(tiny_encoder), device="cpu")
-    model = encoder._load()[3]
+    model = encoder._model.get().model
     active, peak, original = [0], [0], model.forward
 
     def forward(*args, **kwargs):

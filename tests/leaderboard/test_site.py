@@ -8,14 +8,26 @@ import io
 import json
 import re
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
+import markupsafe
+import numpy as np
 import pytest
 from inspect_ai.log import EvalLog, read_eval_log, write_eval_log
 
 from koblex_tasks.cli.leaderboard import leaderboard_main
-from koblex_tasks.leaderboard.site import script_json
-from koblex_tasks.leaderboard.store import Store
+from koblex_tasks.leaderboard.board import Settings, Site, compare_runs, compute_all, compute_board
+from koblex_tasks.leaderboard.site import render_csv, render_html, script_json, write_site
+from koblex_tasks.leaderboard.store import RunRow, Store
+from koblex_tasks.spec import (
+    BenchmarkSpec,
+    ScorerSpec,
+    StratumSpec,
+    ValueSpec,
+    register_benchmark,
+    unregister_benchmark,
+)
 
 CHROMIUM = Path("/usr/bin/chromium")
 EVIL_MODEL = "replay/<script>document.title='pwned'</script>"
@@ -115,7 +127,7 @@ def evil_site(replay_logs: dict[str, Path], tmp_path_factory: pytest.TempPathFac
 def test_names_are_escaped(evil_site: Path) -> None:
     page = (evil_site / "index.html").read_text(encoding="utf-8")
     assert "<script>document.title" not in page and "<img src=x" not in page
-    assert html.escape(EVIL_MODEL) in page
+    assert str(markupsafe.escape(EVIL_MODEL)) in page  # the templates' escaping (' is &#39;)
     assert page.count("</script>") == 2  # the data block and the sorting code, nothing injected
     assert page.count("<!--") == 0
     md = (evil_site / "leaderboard.md").read_text(encoding="utf-8")
@@ -163,3 +175,112 @@ def test_screenshot(seeded_site: Path, tmp_path: Path) -> None:
         (seeded_site / "index.html").as_uri(), tmp_path, f"--screenshot={shot}", "--window-size=1400,1000"
     )
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 10_000
+
+
+# ------------------------------------------------------------------------------------- spec-driven boards
+
+TOY = BenchmarkSpec(
+    name="toybench",
+    title="Toy",
+    task="tests/toybench",
+    version="1",
+    scorers=(
+        ScorerSpec(
+            "acc",
+            (
+                ValueSpec("cost", "Cost <s>", 0.0, 10.0, higher_is_better=False, primary=False),
+                ValueSpec("exact", "Exact %", 0.0, 1.0, scale=100, kind="binary"),
+            ),
+        ),
+        ScorerSpec("rubric", (ValueSpec("grade", "Grade", 0.0, 5.0),), judge=True),
+    ),
+    stratum=StratumSpec("level", "level", order=("low", "high")),
+    headline=("exact",),
+    ranking="exact",
+)
+TOY_ITEMS = {f"t{i:02d}": ("low" if i < 8 else "high") for i in range(20)}
+
+
+class FakeStore:
+    """The read side of `Store` over in-memory runs (a toy benchmark needs no eval logs)."""
+
+    def __init__(self, benchmark: str, n_runs: int = 3) -> None:
+        rng = np.random.default_rng(1)
+        judges = {
+            "rubric": {"models": {"toy/judge": 20}, "prompts": {"toy/rubric@v1 sha256:" + "ab" * 32: 20}}
+        }
+        self._runs = [
+            RunRow(k + 1, f"system {k}", benchmark, f"toy/m{k}", "toy-board", "toy board", "full", False,
+                   f"2026-01-0{k + 1}T00:00:00+00:00", "2026-02-01T00:00:00+00:00", {"judges": judges})
+            for k in range(n_runs)
+        ]  # fmt: skip
+        self._scores = {
+            r.run_id: {
+                "exact": {s: float(rng.uniform() < 0.3 + 0.3 * k) for s in TOY_ITEMS},
+                "cost": {s: float(rng.uniform(0, 10)) for s in TOY_ITEMS},
+                "grade": {s: float(rng.integers(0, 6)) for s in TOY_ITEMS},
+            }
+            for k, r in enumerate(self._runs)
+        }
+
+    def runs(self, board_key: str | None = None) -> list[RunRow]:
+        return [r for r in self._runs if board_key in (None, r.board_key)]
+
+    def items(self, run_id: int) -> dict[str, str]:
+        return dict(TOY_ITEMS)
+
+    def item_scores(self, run_id: int) -> dict[str, dict[str, float | None]]:
+        return self._scores[run_id]  # type: ignore[return-value]
+
+    def audits(self) -> dict[str, dict]:
+        return {"judge": {"summary": {"alpha": 0.5}, "attached_at": "2026-02-01"}}
+
+
+@pytest.fixture
+def toy() -> Iterator[FakeStore]:
+    register_benchmark(TOY)
+    yield FakeStore("toybench")
+    unregister_benchmark(TOY.task)
+
+
+def test_board_columns_come_from_the_spec(toy: FakeStore) -> None:
+    site = compute_all(toy, Settings(n_resamples=200))  # type: ignore[arg-type]
+    [board] = site.boards
+    assert [m.metric for m in board.metrics] == ["exact", "grade", "cost"]  # primary first, spec order
+    exact, grade, cost = board.metrics
+    assert (exact.label, exact.scale, exact.kind, exact.judge) == ("Exact %", 100, "binary", None)
+    assert all(c.test and c.test.startswith("mcnemar") for c in exact.comparisons)
+    assert grade.judge is not None and grade.judge.models == ("toy/judge",)
+    assert grade.judge.audits == {"toy/judge": {"alpha": 0.5}}  # matched without the provider prefix
+    assert not cost.primary and not cost.higher_is_better and cost.markings is None
+    assert board.stratum_name == "level" and list(board.strata_sizes) == ["low", "high"]
+    assert [s.stratum for s in exact.strata] == ["low", "high"]  # the spec's order, not alphabetical
+    plain = site.to_dict()
+    assert list(plain) == ["settings", "boards", "generated"]
+    cost_json = plain["boards"][0]["metrics"][2]
+    assert cost_json["markings"] == {} and "letters" not in cost_json["rows"]["1"]
+    assert {"letters", "best"} <= set(plain["boards"][0]["metrics"][0]["rows"]["1"])
+    page = render_html(site)
+    assert "<title>KoBLEX / LEGIT / Toy leaderboard</title>" in page
+    assert "Exact % ↑" in page and "by level" in page and "Cost &lt;s&gt;" in page
+    assert "prompt toy/rubric@v1" in page and "α vs lawyers (toy/judge): 0.500" in page
+    [row] = [r for r in csv.DictReader(io.StringIO(render_csv(site))) if r["stratum"] == "level=low"][:1]
+    assert row["metric"] == "exact"
+    result = compare_runs(toy, [(toy.runs()[0], toy.runs()[1])], None, Settings(n_resamples=200))  # type: ignore[arg-type]
+    assert [r["metric"] for r in result["comparisons"]] == ["exact", "grade"]
+    assert "b01" in result["comparisons"][0] and "b01" not in result["comparisons"][1]
+
+
+def test_unknown_benchmark_is_an_error_naming_it() -> None:
+    store = FakeStore("nobench")
+    with pytest.raises(LookupError, match="nobench"):
+        compute_board(store, "toy-board", Settings(n_resamples=50))  # type: ignore[arg-type]
+    with pytest.raises(LookupError, match="nobench"):
+        compare_runs(store, [(store.runs()[0], store.runs()[1])], None, Settings(n_resamples=50))  # type: ignore[arg-type]
+
+
+def test_write_site_wants_the_model(tmp_path: Path) -> None:
+    with pytest.raises(TypeError, match="Site"):
+        write_site({"settings": {}, "boards": []}, tmp_path)  # type: ignore[arg-type]
+    index = write_site(Site(settings=Settings(), boards=()), tmp_path)
+    assert "No submissions yet." in index.read_text(encoding="utf-8")

@@ -1,15 +1,12 @@
-"""``koblex judge-audit``: how well do two labellers of LEGIT issue trees agree?
-
-With only a labels CSV holding two groups, it compares the groups (lawyer vs lawyer: the ceiling a judge
-can be held to). Each LOG adds a judge, compared with every group of the CSV.
-"""
+"""``koblex judge-audit``: how well do two labellers of LEGIT issue trees agree? (`-h` says how it pairs them)"""
 
 from __future__ import annotations
 
-import argparse
-import json
-import sys
+from collections.abc import Hashable, Mapping
 from pathlib import Path
+from typing import cast
+
+import click
 
 from koblex_tasks.audit.agreement import (
     DEFAULT_N_BOOT,
@@ -25,10 +22,10 @@ from koblex_tasks.audit.legit.labels import (
     labellers_by_group,
     load_labels,
 )
+from koblex_tasks.cli._base import CommandError, KoblexCommand, argument, echo_json, reading, run
+from koblex_tasks.cli.main import PROG, koblex
 
-__all__ = ["format_report", "judge_audit_main", "load_judge_labels_from_log"]
-
-PROG = "koblex judge-audit"
+__all__ = ["format_report", "judge_audit", "judge_audit_main", "load_judge_labels_from_log"]
 
 
 def load_judge_labels_from_log(path: str | Path) -> LabellerSet:
@@ -42,28 +39,6 @@ def load_judge_labels_from_log(path: str | Path) -> LabellerSet:
     grader = roles.get("grader")
     judge = getattr(grader, "model", None) or "judge"
     return labeller_from_records(f"judge {judge} ({Path(path).name})", records_from_log(log))
-
-
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog=PROG,
-        description="Agreement (Krippendorff's alpha, Cohen's kappa, correlations) between issue labellers.",
-    )
-    parser.add_argument(
-        "labels", type=Path, metavar="LABELS.csv", help="human labels (columns of human_labels.csv)"
-    )
-    parser.add_argument("logs", nargs="*", type=Path, metavar="LOG", help="eval logs with judge labels")
-    parser.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
-    parser.add_argument(
-        "--lf-eval",
-        action="store_true",
-        help="LABELS.csv holds human ratings (sample_id,rating) of KoBLEX answers; LOGs hold LF-Eval scores",
-    )
-    parser.add_argument(
-        "--n-boot", type=int, default=DEFAULT_N_BOOT, help="bootstrap resamples (default 2000)"
-    )
-    parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help="bootstrap seed (default 0)")
-    return parser
 
 
 def _fmt(value: float | None, digits: int = 3) -> str:
@@ -142,32 +117,27 @@ def format_report(report: AgreementReport) -> str:
     return "\n".join(out)
 
 
-def _error(message: str) -> int:
-    print(f"{PROG}: error: {message}", file=sys.stderr)
-    return 2
-
-
-def _lf_eval_audit(args: argparse.Namespace) -> int:
+def _lf_eval_audit(labels: Path, logs: tuple[Path, ...], as_json: bool) -> None:
     """Pearson and Spearman between human ratings and each log's LF-Eval judge scores."""
     from koblex_tasks.audit.agreement import rating_correlation
     from koblex_tasks.audit.koblex.ratings import lf_eval_scores, load_ratings
 
-    if not args.logs:
-        return _error("--lf-eval needs at least one LOG with LF-Eval scores")
-    try:
-        human = load_ratings(args.labels)
-        judged = [(log, *lf_eval_scores(log)) for log in args.logs]
-    except (OSError, ValueError) as exc:
-        return _error(str(exc))
-    results = []
-    for log, scores, unscored in judged:
-        result = rating_correlation(human, scores).to_dict()
-        results.append({"log": str(log), "unscored": unscored, **result})
-    if args.json:
-        print(
-            json.dumps({"ratings": str(args.labels), "lf_eval": results}, ensure_ascii=False, allow_nan=False)
-        )
-        return 0
+    if not logs:
+        raise click.UsageError("--lf-eval needs at least one LOG with LF-Eval scores")
+    # rating_correlation takes any hashable ids, but Mapping's key type is invariant: hence the casts
+    human = cast("Mapping[Hashable, float]", load_ratings(labels))
+    judged = [(log, *lf_eval_scores(log)) for log in logs]
+    results = [
+        {
+            "log": str(log),
+            "unscored": unscored,
+            **rating_correlation(human, cast("Mapping[Hashable, float]", scores)).to_dict(),
+        }
+        for log, scores, unscored in judged
+    ]
+    if as_json:
+        echo_json({"ratings": str(labels), "lf_eval": results})
+        return
     rows = [
         [
             Path(r["log"]).name,
@@ -178,47 +148,75 @@ def _lf_eval_audit(args: argparse.Namespace) -> int:
         ]
         for r in results
     ]
-    print("\n".join(_table(["log", "items", "unscored", "pearson", "spearman"], rows)))
-    return 0
+    click.echo("\n".join(_table(["log", "items", "unscored", "pearson", "spearman"], rows)))
 
 
-def judge_audit_main(argv: list[str] | None = None) -> int:
-    """Run the audit; returns the exit code (0 ok, 2 usage or input error) instead of raising."""
-    try:
-        args = _parser().parse_args(argv)
-    except SystemExit as exc:  # argparse already printed usage/help
-        return exc.code if isinstance(exc.code, int) else 2
-    if args.n_boot < 0:
-        return _error(f"--n-boot must be >= 0, got {args.n_boot}")
-    if args.lf_eval:
-        return _lf_eval_audit(args)
-    try:
-        groups = labellers_by_group(load_labels(args.labels))
-    except (OSError, ValueError) as exc:
-        return _error(f"cannot read labels: {exc}")
-
+def _pairs(labels: Path, logs: tuple[Path, ...]) -> list[tuple[LabellerSet, LabellerSet]]:
+    """Lawyer vs lawyer (when the CSV has two groups), every judge vs every group, judge vs judge."""
+    with reading("cannot read labels"):
+        groups = labellers_by_group(load_labels(labels))
     judges: list[LabellerSet] = []
-    for log in args.logs:
-        try:
+    for log in logs:
+        with reading(f"cannot read judge labels from {log}"):
             judges.append(load_judge_labels_from_log(log))
-        except (OSError, ValueError, KeyError) as exc:
-            return _error(f"cannot read judge labels from {log}: {exc}")
-
-    pairs: list[tuple[LabellerSet, LabellerSet]] = []
     humans = list(groups.values())
+    pairs: list[tuple[LabellerSet, LabellerSet]] = []
     if len(humans) == 2:
         pairs.append((humans[0], humans[1]))
     elif not judges:
-        return _error(
-            f"{args.labels} has {len(humans)} group(s) {sorted(groups)}; without LOG arguments it needs 2"
+        raise CommandError(
+            f"{labels} has {len(humans)} group(s) {sorted(groups)}; without LOG arguments it needs 2"
         )
     pairs += [(h, j) for j in judges for h in humans]
-    pairs += [(a, b) for i, a in enumerate(judges) for b in judges[i + 1 :]]  # judge vs judge
+    pairs += [(a, b) for i, a in enumerate(judges) for b in judges[i + 1 :]]
+    return pairs
 
-    reports = [compare_labellers(a, b, n_boot=args.n_boot, seed=args.seed) for a, b in pairs]
-    if args.json:
-        payload = {"labels": str(args.labels), "comparisons": [r.to_dict() for r in reports]}
-        print(json.dumps(payload, ensure_ascii=False, allow_nan=False))
+
+@click.command(
+    "judge-audit",
+    cls=KoblexCommand,
+    short_help="Agreement between issue labellers (human and LLM judge).",
+)
+@argument(
+    "labels",
+    type=click.Path(path_type=Path),
+    metavar="LABELS.csv",
+    help="human labels (columns of human_labels.csv)",
+)
+@argument(
+    "logs", nargs=-1, type=click.Path(path_type=Path), metavar="[LOG]...", help="eval logs with judge labels"
+)
+@click.option("--json", "as_json", is_flag=True, help="print one JSON object instead of tables")
+@click.option(
+    "--lf-eval",
+    is_flag=True,
+    help="LABELS.csv holds human ratings (sample_id,rating) of KoBLEX answers; LOGs hold LF-Eval scores",
+)
+@click.option(
+    "--n-boot",
+    type=click.IntRange(min=0),
+    default=DEFAULT_N_BOOT,
+    help=f"bootstrap resamples (default {DEFAULT_N_BOOT})",
+)
+@click.option("--seed", type=int, default=DEFAULT_SEED, help=f"bootstrap seed (default {DEFAULT_SEED})")
+def judge_audit(
+    labels: Path, logs: tuple[Path, ...], as_json: bool, lf_eval: bool, n_boot: int, seed: int
+) -> None:
+    """Agreement (Krippendorff's alpha, Cohen's kappa, correlations) between issue labellers.
+
+    With only a labels CSV holding two groups, it compares the groups (lawyer vs lawyer: the ceiling a judge
+    can be held to). Each LOG adds a judge, compared with every group of the CSV.
+    """
+    if lf_eval:
+        _lf_eval_audit(labels, logs, as_json)
+        return
+    reports = [compare_labellers(a, b, n_boot=n_boot, seed=seed) for a, b in _pairs(labels, logs)]
+    if as_json:
+        echo_json({"labels": str(labels), "comparisons": [r.to_dict() for r in reports]})
     else:
-        print("\n\n".join(format_report(r) for r in reports))
-    return 0
+        click.echo("\n\n".join(format_report(r) for r in reports))
+
+
+def judge_audit_main(argv: list[str] | None = None) -> int:
+    """`koblex judge-audit ARGV`; returns the exit code instead of raising SystemExit."""
+    return run(koblex, argv, PROG, ["judge-audit"])

@@ -2,135 +2,160 @@
 
 from __future__ import annotations
 
-import argparse
-import json
+import functools
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from koblex_tasks.leaderboard.store import ENV_DB
+import click
 
-PROG = "koblex leaderboard"
+from koblex_tasks.cli._base import EXIT_FAILED, EXIT_OK, CommandError, KoblexGroup, argument, echo_json, run
+from koblex_tasks.cli.main import PROG, koblex
+from koblex_tasks.leaderboard.store import ENV_DB, Store
 
-
-def _common(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--db", default=None, help=f"leaderboard database (default: ${ENV_DB} or the user data dir)"
-    )
-
-
-def _stats_opts(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples (default 10000)")
-    p.add_argument("--seed", type=int, default=0, help="random seed of resamples and sign flips (default 0)")
-    p.add_argument("--alpha", type=float, default=0.05, help="significance level after Holm (default 0.05)")
-
-
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog=PROG, description=__doc__)
-    sub = parser.add_subparsers(dest="command", required=True)
-    p = sub.add_parser("submit", help="validate Inspect eval logs and store them (one transaction each)")
-    p.add_argument("logs", nargs="+", metavar="LOG", help=".eval or .json Inspect eval log(s)")
-    p.add_argument("--name", default=None, help="display name (default: '<model> · <method or solver>')")
-    p.add_argument(
-        "--allow-subset",
-        action="store_true",
-        help="store a subset run (--limit, hops=...) on a separate board",
-    )
-    p.add_argument(
-        "--audit", default=None, metavar="JSON", help="also attach a `koblex judge-audit --json` file"
-    )
-    p.add_argument("--dry-run", action="store_true", help="validate only, store nothing")
-    _common(p)
-    p = sub.add_parser("build", help="write the static site (index.html) and JSON/CSV/Markdown exports")
-    p.add_argument("--out", required=True, help="output directory")
-    _stats_opts(p)
-    _common(p)
-    p = sub.add_parser("compare", help="paired tests of two stored runs on their shared items")
-    p.add_argument("run_a", metavar="RUN_A", help="run id (#3), exact name, eval id or unique name fragment")
-    p.add_argument("run_b", metavar="RUN_B", nargs="?", help="the other run (or --all)")
-    p.add_argument(
-        "--all", action="store_true", help="compare RUN_A with every other run on its board (one Holm family)"
-    )
-    p.add_argument("--metric", action="append", default=None, help="metric(s) to compare (default: headline)")
-    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
-    _stats_opts(p)
-    _common(p)
-    p = sub.add_parser("list", help="list stored runs by board")
-    _common(p)
-    p = sub.add_parser("remove", help="delete a stored run")
-    p.add_argument("run", metavar="RUN")
-    _common(p)
-    p = sub.add_parser(
-        "audit-attach", help="store a `koblex judge-audit --json` report, keyed by judge model"
-    )
-    p.add_argument("json_file", metavar="JSON")
-    p.add_argument(
-        "--judge-model", default=None, help="judge model name (default: from the report's labellers)"
-    )
-    _common(p)
-    return parser
-
-
-def _settings(args: argparse.Namespace):
+if TYPE_CHECKING:
     from koblex_tasks.leaderboard.board import Settings
 
-    if args.resamples < 1:
-        raise ValueError("--resamples must be at least 1")
-    if not 0 < args.alpha < 1:
-        raise ValueError("--alpha must be in (0, 1)")
-    return Settings(n_resamples=args.resamples, seed=args.seed, alpha=args.alpha)
+__all__ = ["format_comparison", "format_family", "leaderboard", "leaderboard_main"]
+
+Handler = Callable[..., int | None]
 
 
-def _attach(store, path: str, judge_model: str | None) -> None:
+def with_store(handler: Handler) -> Handler:
+    """Add `--db` and open the store around the command, so that a failing command still closes it."""
+
+    @functools.wraps(handler)
+    def wrapper(db: str | None, **kwargs: Any) -> int | None:
+        with Store(Path(db) if db else None) as store:
+            return handler(store, **kwargs)
+
+    return click.option(
+        "--db", default=None, help=f"leaderboard database (default: ${ENV_DB} or the user data dir)"
+    )(wrapper)
+
+
+def with_settings(handler: Handler) -> Handler:
+    """Add the statistics options of `build` and `compare` and hand the command one `Settings`."""
+
+    @functools.wraps(handler)
+    def wrapper(*args: Any, resamples: int, seed: int, alpha: float, **kwargs: Any) -> int | None:
+        from koblex_tasks.leaderboard.board import Settings
+
+        return handler(*args, settings=Settings(n_resamples=resamples, seed=seed, alpha=alpha), **kwargs)
+
+    options = [
+        click.option(
+            "--resamples",
+            type=click.IntRange(min=1),
+            default=10_000,
+            help="bootstrap resamples (default 10000)",
+        ),
+        click.option(
+            "--seed", type=int, default=0, help="random seed of resamples and sign flips (default 0)"
+        ),
+        click.option(
+            "--alpha",
+            type=click.FloatRange(0, 1, min_open=True, max_open=True),
+            default=0.05,
+            help="significance level after Holm (default 0.05)",
+        ),
+    ]
+    return functools.reduce(lambda f, option: option(f), reversed(options), wrapper)
+
+
+@click.group(
+    cls=KoblexGroup,
+    short_help="Submit logs, build the site, compare runs.",
+)
+def leaderboard() -> None:
+    """Submit eval logs, build the static site, compare two runs on the terminal."""
+
+
+def _as_dict(result: Any) -> dict[str, Any]:
+    """A result of `koblex_tasks.leaderboard.board` as its plain dict (a dict, or an object with `to_dict()`)."""
+    return result.to_dict() if hasattr(result, "to_dict") else dict(result)
+
+
+def _attach(store: Store, path: str, judge_model: str | None) -> None:
     from koblex_tasks.leaderboard.audit import load_audit
 
     report, summaries = load_audit(path, judge_model)
     for model, summary in summaries.items():
         store.attach_audit(model, {**summary, "source": str(path)}, report)
         alpha = summary["alpha"]
-        print(
+        click.echo(
             f"attached judge audit for {model}: alpha vs lawyers {'–' if alpha is None else f'{alpha:.3f}'}"
         )
 
 
-def _submit(args: argparse.Namespace, store) -> int:
+@leaderboard.command()
+@argument("logs", nargs=-1, required=True, metavar="LOG...", help=".eval or .json Inspect eval log(s)")
+@click.option("--name", default=None, help="display name (default: '<model> · <method or solver>')")
+@click.option(
+    "--allow-subset", is_flag=True, help="store a subset run (--limit, hops=...) on a separate board"
+)
+@click.option("--audit", default=None, metavar="JSON", help="also attach a `koblex judge-audit --json` file")
+@click.option("--dry-run", is_flag=True, help="validate only, store nothing")
+@with_store
+def submit(
+    store: Store,
+    logs: tuple[str, ...],
+    name: str | None,
+    allow_subset: bool,
+    audit: str | None,
+    dry_run: bool,
+) -> int:
+    """Validate Inspect eval logs and store them (one transaction each)."""
     from koblex_tasks.leaderboard.submission import SubmissionRejected, load_submission
 
-    if args.name and len(args.logs) > 1:
-        raise ValueError("--name needs exactly one LOG")
-    failed = 0
-    for log in args.logs:
+    if name and len(logs) > 1:
+        raise click.UsageError("--name needs exactly one LOG")
+    prefix = click.get_current_context().command_path
+    rejected = 0
+    for log in logs:
         try:
-            sub = load_submission(log, name=args.name, allow_subset=args.allow_subset)
-            if args.dry_run:
-                print(f"valid: {log} -> {sub.name!r} on board {sub.board_label!r} (not stored: --dry-run)")
+            sub = load_submission(log, name=name, allow_subset=allow_subset)
+            if dry_run:
+                click.echo(
+                    f"valid: {log} -> {sub.name!r} on board {sub.board_label!r} (not stored: --dry-run)"
+                )
                 continue
             run_id = store.add(sub)
-        except SubmissionRejected as exc:
-            failed += 1
-            print(f"{PROG} submit: {exc}", file=sys.stderr)
+        except SubmissionRejected as exc:  # reported, and the other logs still go in
+            rejected += 1
+            click.echo(f"{prefix}: {exc}", err=True)
             continue
-        print(f"stored run #{run_id} {sub.name!r} ({len(sub.strata)} items) on board {sub.board_label!r}")
-    if args.audit:
-        _attach(store, args.audit, None)
-    return 1 if failed else 0
+        click.echo(
+            f"stored run #{run_id} {sub.name!r} ({len(sub.strata)} items) on board {sub.board_label!r}"
+        )
+    if audit:
+        _attach(store, audit, None)
+    return EXIT_FAILED if rejected else EXIT_OK
 
 
-def _build(args: argparse.Namespace, store) -> int:
+@leaderboard.command()
+@click.option("--out", required=True, help="output directory")
+@with_settings
+@with_store
+def build(store: Store, out: str, settings: Settings) -> None:
+    """Write the static site (index.html) and JSON/CSV/Markdown exports."""
     from koblex_tasks.leaderboard.board import compute_all
     from koblex_tasks.leaderboard.site import write_site
 
-    data = compute_all(store, _settings(args))
-    index = write_site(data, args.out)
+    site = compute_all(store, settings)
+    index = write_site(site, out)
+    data = _as_dict(site)
     n_runs = sum(len(b["runs"]) for b in data["boards"])
-    print(f"wrote {index} ({len(data['boards'])} boards, {n_runs} runs) and JSON/CSV/Markdown exports")
-    return 0
+    click.echo(f"wrote {index} ({len(data['boards'])} boards, {n_runs} runs) and JSON/CSV/Markdown exports")
 
 
 def _fmt(v: float | None, scale: float = 1.0, digits: int = 2) -> str:
     return "–" if v is None else f"{v * scale:.{digits}f}"
 
 
-def format_comparison(result: dict) -> str:
+def format_comparison(result: dict[str, Any]) -> str:
+    """An aligned table of one pair's comparisons, with the settings and the Holm family size on top."""
     lines = []
     rows = result["comparisons"]
     if not rows:
@@ -169,7 +194,7 @@ def format_comparison(result: dict) -> str:
     return "\n".join(lines)
 
 
-def format_family(result: dict) -> str:
+def format_family(result: dict[str, Any]) -> str:
     """One line per (B, metric) of a RUN_A-vs-all family, Holm over the whole family."""
     rows = result["comparisons"]
     if not rows:
@@ -194,81 +219,104 @@ def format_family(result: dict) -> str:
     return "\n".join(lines)
 
 
-def _compare(args: argparse.Namespace, store) -> int:
+def _show(result: dict[str, Any], as_json: bool, table: Callable[[dict[str, Any]], str]) -> None:
+    if as_json:
+        echo_json(result)
+    else:
+        click.echo(table(result))
+
+
+@leaderboard.command()
+@argument("run_a", metavar="RUN_A", help="run id (#3), exact name, eval id or unique name fragment")
+@argument("run_b", metavar="[RUN_B]", required=False, help="the other run (or --all)")
+@click.option(
+    "--all",
+    "all_runs",
+    is_flag=True,
+    help="compare RUN_A with every other run on its board (one Holm family)",
+)
+@click.option("--metric", multiple=True, help="metric(s) to compare (default: headline)")
+@click.option("--json", "as_json", is_flag=True, help="print JSON instead of a table")
+@with_settings
+@with_store
+def compare(
+    store: Store,
+    run_a: str,
+    run_b: str | None,
+    all_runs: bool,
+    metric: tuple[str, ...],
+    as_json: bool,
+    settings: Settings,
+) -> None:
+    """Paired tests of two stored runs on their shared items."""
     from koblex_tasks.leaderboard.board import compare_runs
 
-    a = store.find_run(args.run_a)
-    if args.all == (args.run_b is not None):
-        raise ValueError("give either RUN_B or --all")
-    if args.all:
+    if all_runs == (run_b is not None):
+        raise click.UsageError("give either RUN_B or --all")
+    metrics = list(metric) or None
+    a = store.find_run(run_a)
+    if run_b is None:
         others = [r for r in store.runs(a.board_key) if r.run_id != a.run_id]
         if not others:
-            raise ValueError(f"run #{a.run_id} is alone on its board")
-        result = compare_runs(store, [(a, o) for o in others], args.metric, _settings(args))
-        print(json.dumps(result, ensure_ascii=False, allow_nan=False) if args.json else format_family(result))
-        return 0
-    b = store.find_run(args.run_b)
+            raise CommandError(f"run #{a.run_id} is alone on its board")
+        _show(
+            _as_dict(compare_runs(store, [(a, o) for o in others], metrics, settings)), as_json, format_family
+        )
+        return
+    b = store.find_run(run_b)
     if a.run_id == b.run_id:
-        raise ValueError("RUN_A and RUN_B are the same run")
+        raise CommandError("RUN_A and RUN_B are the same run")
     if a.benchmark != b.benchmark:
-        raise ValueError(f"runs are on different benchmarks ({a.benchmark} vs {b.benchmark})")
-    result = compare_runs(store, [(a, b)], args.metric, _settings(args))
+        raise CommandError(f"runs are on different benchmarks ({a.benchmark} vs {b.benchmark})")
+    result = _as_dict(compare_runs(store, [(a, b)], metrics, settings))
     if a.board_key != b.board_key:
         result["warning"] = (
             f"the runs are on different boards ({a.board_label!r} vs {b.board_label!r}); "
             "they are compared on their shared items only"
         )
-        print(f"warning: {result['warning']}", file=sys.stderr)
-    if args.metric and not result["comparisons"]:
-        raise ValueError(f"neither run has metric(s) {args.metric}")
-    print(json.dumps(result, ensure_ascii=False, allow_nan=False) if args.json else format_comparison(result))
-    return 0
+        click.echo(f"warning: {result['warning']}", err=True)
+    if metrics and not result["comparisons"]:
+        raise CommandError(f"neither run has metric(s) {metrics}")
+    _show(result, as_json, format_comparison)
 
 
-def _list(args: argparse.Namespace, store) -> int:
+@leaderboard.command("list")
+@with_store
+def list_runs(store: Store) -> None:
+    """List stored runs by board."""
     runs = store.runs()
     if not runs:
-        print(f"no runs in {store.path}")
+        click.echo(f"no runs in {store.path}")
     board = None
     for r in sorted(runs, key=lambda r: (r.board_key, r.run_id)):
         if r.board_key != board:
             board = r.board_key
-            print(f"\n[{r.board_label}]")
-        print(f"  #{r.run_id:<4} {r.name}  ({r.model}, {r.created[:10]})")
-    return 0
+            click.echo(f"\n[{r.board_label}]")
+        click.echo(f"  #{r.run_id:<4} {r.name}  ({r.model}, {r.created[:10]})")
 
 
-def _remove(args: argparse.Namespace, store) -> int:
-    run = store.find_run(args.run)
-    store.remove(run.run_id)
-    print(f"removed run #{run.run_id} {run.name!r}")
-    return 0
+@leaderboard.command()
+@argument("run")
+@with_store
+def remove(store: Store, run: str) -> None:
+    """Delete a stored run."""
+    found = store.find_run(run)
+    store.remove(found.run_id)
+    click.echo(f"removed run #{found.run_id} {found.name!r}")
 
 
-def _audit_attach(args: argparse.Namespace, store) -> int:
-    _attach(store, args.json_file, args.judge_model)
-    return 0
+@leaderboard.command("audit-attach")
+@argument("json_file", metavar="JSON")
+@click.option("--judge-model", default=None, help="judge model name (default: from the report's labellers)")
+@with_store
+def audit_attach(store: Store, json_file: str, judge_model: str | None) -> None:
+    """Store a `koblex judge-audit --json` report, keyed by judge model."""
+    _attach(store, json_file, judge_model)
 
 
 def leaderboard_main(argv: list[str] | None = None) -> int:
-    from koblex_tasks.leaderboard.audit import AuditError
-    from koblex_tasks.leaderboard.store import Store
-
-    args = _parser().parse_args(list(sys.argv[1:] if argv is None else argv))
-    handlers = {
-        "submit": _submit,
-        "build": _build,
-        "compare": _compare,
-        "list": _list,
-        "remove": _remove,
-        "audit-attach": _audit_attach,
-    }
-    try:
-        with Store(Path(args.db) if args.db else None) as store:
-            return handlers[args.command](args, store)
-    except (LookupError, ValueError, AuditError, OSError) as exc:
-        print(f"{PROG} {args.command}: error: {exc}", file=sys.stderr)
-        return 2
+    """`koblex leaderboard ARGV`; returns the exit code instead of raising SystemExit."""
+    return run(koblex, argv, PROG, ["leaderboard"])
 
 
 if __name__ == "__main__":

@@ -7,11 +7,11 @@ compiled sparse kernel, with no copy of the postings, then selecting the top k w
 array. That is the same arithmetic as `bm25s.BM25.get_scores` (float32 sums) at a fraction of its cost.
 """
 
-import logging
 import threading
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -20,11 +20,12 @@ try:  # the compiled kernel behind scipy's CSC matrix-vector product; public fal
 except ImportError:  # pragma: no cover - a scipy that moved its private module
     _csc_matvec = None
 
-from koblex_tasks.corpus.cache import cache_key, cache_root, publish_entry, staging_dir, verify_entry
+from koblex_tasks.corpus.cache import corpus_key, open_cached
 from koblex_tasks.corpus.statutes import StatuteCorpus
 from koblex_tasks.corpus.tokenizers import Tokenizer
 
-logger = logging.getLogger(__name__)
+if TYPE_CHECKING:
+    import bm25s
 
 
 @dataclass(frozen=True)
@@ -45,7 +46,9 @@ class IndexHit:
 class BM25Index:
     """A bm25s index of one corpus with one tokenizer. Build with `BM25Index.open(...)`."""
 
-    def __init__(self, retriever, tokenizer: Tokenizer, size: int, key: str, loaded_from_cache: bool) -> None:
+    def __init__(
+        self, retriever: "bm25s.BM25", tokenizer: Tokenizer, size: int, key: str, loaded_from_cache: bool
+    ) -> None:
         self._retriever = retriever
         self._vocab: dict[str, int] = retriever.vocab_dict
         scores = retriever.scores
@@ -62,15 +65,8 @@ class BM25Index:
     def key_for(corpus: StatuteCorpus, tokenizer: Tokenizer, params: BM25Params) -> str:
         import bm25s
 
-        return cache_key(
-            {
-                "corpus": corpus.fingerprint,
-                "size": len(corpus),
-                "tokenizer": tokenizer.config(),
-                "params": params.__dict__,
-                "bm25s": bm25s.__version__,
-                "format": 1,
-            }
+        return corpus_key(
+            corpus, tokenizer=tokenizer.config(), params=params.__dict__, bm25s=bm25s.__version__, format=1
         )
 
     @classmethod
@@ -86,28 +82,29 @@ class BM25Index:
         import bm25s
 
         key = cls.key_for(corpus, tokenizer, params)
-        entry = (cache_dir or cache_root()) / "bm25" / key
-        if use_cache and entry.exists():
-            if verify_entry(entry, key):
-                try:
-                    retriever = bm25s.BM25.load(str(entry), show_progress=False)
-                    # Queries need the tokenizer's model; load it now, in the background. Not before the
-                    # index: Kiwi's start-up holds the GIL and would slow the load several-fold.
-                    _warm_up_in_background(tokenizer)
-                    return cls(retriever, tokenizer, len(corpus), key, loaded_from_cache=True)
-                except Exception as exc:  # a verified but unreadable entry: rebuild rather than fail
-                    logger.warning("BM25 cache entry %s could not be loaded (%s); rebuilding", entry, exc)
-            else:
-                logger.warning("BM25 cache entry %s is stale or corrupted; rebuilding", entry)
-        retriever = cls._build(corpus, tokenizer, params)
-        if use_cache:
-            build = staging_dir(entry)
-            retriever.save(str(build), show_progress=False)
-            publish_entry(build, entry, key, extra={"corpus_source": corpus.source, "size": len(corpus)})
-        return cls(retriever, tokenizer, len(corpus), key, loaded_from_cache=False)
+
+        def load(entry: Path) -> "bm25s.BM25":
+            retriever = bm25s.BM25.load(str(entry), show_progress=False)
+            # Queries need the tokenizer's model; load it now, in the background. Not before the index:
+            # Kiwi's start-up holds the GIL and would slow the load several-fold.
+            _warm_up_in_background(tokenizer)
+            return retriever
+
+        retriever, loaded = open_cached(
+            "bm25",
+            key,
+            load=load,
+            build=lambda: cls._build(corpus, tokenizer, params),
+            save=lambda retriever, directory: retriever.save(str(directory), show_progress=False),
+            extra=lambda _: {"corpus_source": corpus.source, "size": len(corpus)},
+            cache_dir=cache_dir,
+            use_cache=use_cache,
+            label="BM25",
+        )
+        return cls(retriever, tokenizer, len(corpus), key, loaded_from_cache=loaded)
 
     @staticmethod
-    def _build(corpus: StatuteCorpus, tokenizer: Tokenizer, params: BM25Params):
+    def _build(corpus: StatuteCorpus, tokenizer: Tokenizer, params: BM25Params) -> "bm25s.BM25":
         import bm25s
 
         tokens = tokenizer.tokenize([p.key for p in corpus.provisions])
@@ -120,7 +117,7 @@ class BM25Index:
         counts = Counter(self._vocab[t] for t in query_tokens if t in self._vocab)
         return self._scores(counts)
 
-    def _scores(self, counts: Counter) -> np.ndarray:
+    def _scores(self, counts: Counter[int]) -> np.ndarray:
         if self._retriever.nonoccurrence_array is not None:  # BM25L/BM25+ add a score for absent terms
             return self._retriever.get_scores_from_ids(list(counts.elements()))
         out = np.zeros(self._num_docs, dtype=np.float32)
@@ -177,21 +174,22 @@ def top_k(scores: np.ndarray, k: int) -> np.ndarray:
     top-k paragraph (and every paragraph tied with the k-th) scores at least that much: only those few
     candidates are sorted. The result is the same as sorting everything.
     """
-    n = len(scores)
     if k <= 0:
         return np.arange(0)
-    if k >= n:
-        candidates = np.arange(n)
-    else:
-        candidates = None
-        if n >= 4 * _SAMPLE_SIZE and k <= _SAMPLE_SIZE // 4:
-            sample = scores[:: n // _SAMPLE_SIZE]
-            bound = np.partition(sample, len(sample) - k)[len(sample) - k]
-            candidates = np.flatnonzero(scores >= bound) if bound > 0 else np.flatnonzero(scores > 0)
-            if len(candidates) < k:  # fewer than k positive scores: rank the whole array
-                candidates = None
-        if candidates is None:
-            candidates = np.argpartition(-scores, k - 1)[:k]
-            candidates = np.flatnonzero(scores >= scores[candidates].min())
+    candidates = np.arange(len(scores)) if k >= len(scores) else _at_least_kth(scores, k)
     order = np.lexsort((candidates, -scores[candidates]))
     return candidates[order][:k]
+
+
+def _at_least_kth(scores: np.ndarray, k: int) -> np.ndarray:
+    """Positions of every score at least the k-th best (0 < k < len(scores)), in corpus order."""
+    n = len(scores)
+    if n >= 4 * _SAMPLE_SIZE and k <= _SAMPLE_SIZE // 4:
+        sample = scores[:: n // _SAMPLE_SIZE]
+        bound = np.partition(sample, len(sample) - k)[len(sample) - k]
+        candidates = np.flatnonzero(scores >= bound) if bound > 0 else np.flatnonzero(scores > 0)
+        if len(candidates) >= k:
+            return candidates
+        # fewer than k positive scores: rank the whole array
+    best = np.argpartition(-scores, k - 1)[:k]
+    return np.flatnonzero(scores >= scores[best].min())

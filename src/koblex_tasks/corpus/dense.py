@@ -15,7 +15,6 @@ loaded once per process and its inference is serialised with a lock (samples run
 
 import hashlib
 import json
-import logging
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -24,20 +23,23 @@ from pathlib import Path
 import numpy as np
 
 from koblex_tasks.corpus.bm25 import top_k
-from koblex_tasks.corpus.cache import cache_key, cache_root, publish_entry, staging_dir, verify_entry
+from koblex_tasks.corpus.cache import corpus_key, file_blocks, open_cached
+from koblex_tasks.corpus.models import (
+    LazyModel,
+    LoadedModel,
+    import_torch,
+    install_hint,
+    load_transformers,
+    pick_device,
+)
 from koblex_tasks.corpus.statutes import StatuteCorpus
-
-logger = logging.getLogger(__name__)
 
 DEFAULT_DENSE_MODEL = "BAAI/bge-m3"
 DENSE_FORMAT = 1
 EMBEDDINGS_FILE = "embeddings.npy"
 POOLINGS = ("cls", "mean")
 BACKENDS = ("transformers", "flagembedding")
-INSTALL_HINT = (
-    "dense retrieval needs torch and transformers: pip install 'koblex-tasks[dense]' "
-    "(on CPU-only machines install torch==2.13.0 first), or run with -T retrieval=bm25"
-)
+INSTALL_HINT = install_hint("dense retrieval", "dense", "retrieval=bm25")
 
 
 @dataclass(frozen=True)
@@ -56,9 +58,8 @@ def model_fingerprint(model: str) -> dict[str, object]:
         digest = hashlib.sha256()
         for file in sorted(p for p in path.rglob("*") if p.is_file()):
             digest.update(str(file.relative_to(path)).encode("utf-8") + b"\x00")
-            with file.open("rb") as handle:
-                for block in iter(lambda h=handle: h.read(1 << 20), b""):
-                    digest.update(block)
+            for block in file_blocks(file):
+                digest.update(block)
         return {"kind": "local", "files_sha256": digest.hexdigest()}
     from transformers import AutoConfig
 
@@ -98,13 +99,12 @@ class DenseEncoder:
         self.batch_size = batch_size
         self.device = device
         self.backend = backend
-        self._loaded = None
         self._fingerprint: dict[str, object] | None = None
-        self._lock = threading.Lock()
+        self._model = LazyModel(self._load)
 
     def config(self) -> dict[str, object]:
         """Everything that determines the vectors (goes into the cache key and the log)."""
-        with self._lock:
+        with self._model.lock:
             if self._fingerprint is None:
                 self._fingerprint = model_fingerprint(self.model_name)
         return {
@@ -116,41 +116,30 @@ class DenseEncoder:
             "backend": self.backend,
         }
 
-    def _load(self):
-        if self._loaded is not None:
-            return self._loaded
+    def _load(self) -> LoadedModel:
+        if self.backend == "transformers":
+            return load_transformers(self.model_name, "AutoModel", self.device, INSTALL_HINT)
+        torch, _ = import_torch(INSTALL_HINT)
+        device = pick_device(torch, self.device)
         try:
-            import torch
-            import transformers
-        except ImportError as exc:
-            raise RuntimeError(INSTALL_HINT) from exc
-        device = self.device or ("cuda" if torch.cuda.is_available() else "cpu")
-        if self.backend == "flagembedding":
-            try:
-                from FlagEmbedding import BGEM3FlagModel
-            except Exception as exc:  # ImportError, or its own import errors under transformers 5
-                raise RuntimeError(
-                    f"backend 'flagembedding' needs an importable FlagEmbedding ({exc}); "
-                    "use the default 'transformers' backend, which computes the same dense vectors"
-                ) from exc
-            model = BGEM3FlagModel(
-                self.model_name, normalize_embeddings=self.normalize, use_fp16=False, devices=device
-            )
-            self._loaded = ("flagembedding", torch, None, model, device)
-        else:
-            tokenizer = transformers.AutoTokenizer.from_pretrained(self.model_name)
-            model = transformers.AutoModel.from_pretrained(self.model_name).to(device).eval()
-            self._loaded = ("transformers", torch, tokenizer, model, device)
-        return self._loaded
+            from FlagEmbedding import BGEM3FlagModel
+        except Exception as exc:  # ImportError, or its own import errors under transformers 5
+            raise RuntimeError(
+                f"backend 'flagembedding' needs an importable FlagEmbedding ({exc}); "
+                "use the default 'transformers' backend, which computes the same dense vectors"
+            ) from exc
+        model = BGEM3FlagModel(
+            self.model_name, normalize_embeddings=self.normalize, use_fp16=False, devices=device
+        )
+        return LoadedModel(torch, None, model, device)
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         """float32 array of shape (len(texts), dim), rows in input order."""
-        with self._lock:
-            backend, torch, tokenizer, model, device = self._load()
+        with self._model.use() as loaded:
             if not texts:
                 return np.zeros((0, 0), dtype=np.float32)
-            if backend == "flagembedding":
-                out = model.encode(
+            if self.backend == "flagembedding":
+                out = loaded.model.encode(
                     list(texts),
                     batch_size=self.batch_size,
                     max_length=self.max_length,
@@ -162,30 +151,24 @@ class DenseEncoder:
             # Longest first, so each batch pads little; results are put back in input order.
             order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
             vectors: list[np.ndarray] = [np.empty(0)] * len(texts)
-            with torch.inference_mode():
+            with loaded.torch.inference_mode():
                 for start in range(0, len(order), self.batch_size):
                     batch = order[start : start + self.batch_size]
-                    enc = tokenizer(
-                        [texts[i] for i in batch],
-                        padding=True,
-                        truncation=True,
-                        max_length=self.max_length,
-                        return_tensors="pt",
-                    ).to(device)
-                    hidden = model(**enc).last_hidden_state.float()
+                    enc = loaded.inputs([texts[i] for i in batch], max_length=self.max_length)
+                    hidden = loaded.model(**enc).last_hidden_state.float()
                     if self.pooling == "cls":
                         pooled = hidden[:, 0]
                     else:
                         mask = enc["attention_mask"].unsqueeze(-1).to(hidden.dtype)
                         pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1.0)
                     if self.normalize:
-                        pooled = torch.nn.functional.normalize(pooled, dim=-1)
+                        pooled = loaded.torch.nn.functional.normalize(pooled, dim=-1)
                     for i, row in zip(batch, pooled.cpu().numpy(), strict=True):
                         vectors[i] = row
             return np.stack(vectors).astype(np.float32, copy=False)
 
 
-_encoders: dict[tuple, DenseEncoder] = {}
+_encoders: dict[tuple[str, str, bool, int, str, str | None], DenseEncoder] = {}
 _encoders_lock = threading.Lock()
 
 
@@ -214,15 +197,12 @@ def get_encoder(
         return encoder
 
 
-def clear_encoders() -> None:
-    with _encoders_lock:
-        _encoders.clear()
-
-
 class DenseIndex:
     """Corpus embeddings (one row per provision, in corpus order) and their encoder. Use `DenseIndex.open`."""
 
-    def __init__(self, embeddings: np.ndarray, encoder: DenseEncoder, key: str, loaded_from_cache: bool):
+    def __init__(
+        self, embeddings: np.ndarray, encoder: DenseEncoder, key: str, loaded_from_cache: bool
+    ) -> None:
         self.embeddings = embeddings
         self.encoder = encoder
         self.size = int(embeddings.shape[0])
@@ -231,14 +211,7 @@ class DenseIndex:
 
     @staticmethod
     def key_for(corpus: StatuteCorpus, encoder: DenseEncoder) -> str:
-        return cache_key(
-            {
-                "corpus": corpus.fingerprint,
-                "size": len(corpus),
-                "encoder": encoder.config(),
-                "format": DENSE_FORMAT,
-            }
-        )
+        return corpus_key(corpus, encoder=encoder.config(), format=DENSE_FORMAT)
 
     @classmethod
     def open(
@@ -250,36 +223,35 @@ class DenseIndex:
     ) -> "DenseIndex":
         """Load the embeddings from a verified cache entry, or encode the corpus (and cache it)."""
         key = cls.key_for(corpus, encoder)
-        entry = (cache_dir or cache_root()) / "dense" / key
-        if use_cache and entry.exists():
-            if verify_entry(entry, key):
-                try:
-                    embeddings = np.load(entry / EMBEDDINGS_FILE, allow_pickle=False)
-                    if embeddings.ndim != 2 or embeddings.shape[0] != len(corpus):
-                        raise ValueError(f"shape {embeddings.shape} does not match {len(corpus)} provisions")
-                    return cls(
-                        embeddings.astype(np.float32, copy=False), encoder, key, loaded_from_cache=True
-                    )
-                except Exception as exc:  # a verified but unreadable entry: rebuild rather than fail
-                    logger.warning("dense cache entry %s could not be loaded (%s); rebuilding", entry, exc)
-            else:
-                logger.warning("dense cache entry %s is stale or corrupted; rebuilding", entry)
-        embeddings = encoder.encode([p.key for p in corpus.provisions])
-        if use_cache:
-            build = staging_dir(entry)
-            np.save(build / EMBEDDINGS_FILE, embeddings, allow_pickle=False)
-            publish_entry(
-                build,
-                entry,
-                key,
-                extra={
-                    "corpus_source": corpus.source,
-                    "size": len(corpus),
-                    "dim": int(embeddings.shape[1]),
-                    "encoder": encoder.config(),
-                },
-            )
-        return cls(embeddings, encoder, key, loaded_from_cache=False)
+
+        def load(entry: Path) -> np.ndarray:
+            embeddings = np.load(entry / EMBEDDINGS_FILE, allow_pickle=False)
+            if embeddings.ndim != 2 or embeddings.shape[0] != len(corpus):
+                raise ValueError(f"shape {embeddings.shape} does not match {len(corpus)} provisions")
+            return embeddings.astype(np.float32, copy=False)
+
+        def save(embeddings: np.ndarray, directory: Path) -> None:
+            np.save(directory / EMBEDDINGS_FILE, embeddings, allow_pickle=False)
+
+        def manifest(embeddings: np.ndarray) -> dict[str, object]:
+            return {
+                "corpus_source": corpus.source,
+                "size": len(corpus),
+                "dim": int(embeddings.shape[1]),
+                "encoder": encoder.config(),
+            }
+
+        embeddings, loaded = open_cached(
+            "dense",
+            key,
+            load=load,
+            build=lambda: encoder.encode([p.key for p in corpus.provisions]),
+            save=save,
+            extra=manifest,
+            cache_dir=cache_dir,
+            use_cache=use_cache,
+        )
+        return cls(embeddings, encoder, key, loaded_from_cache=loaded)
 
     def search_vectors(self, queries: np.ndarray, k: int) -> list[list[DenseHit]]:
         k = min(k, self.size)

@@ -6,11 +6,13 @@ CrossEncoder with a Sigmoid activation). Model inference is serialised per proce
 model instance is shared by all concurrently running samples.
 """
 
-import threading
 from collections.abc import Sequence
 from typing import Protocol
 
+from koblex_tasks.corpus.models import LazyModel, LoadedModel, install_hint, load_transformers
+
 PAPER_RERANKER = "dragonkue/bge-reranker-v2-m3-ko"
+INSTALL_HINT = install_hint("the cross-encoder reranker", "rerank", "reranker=none")
 
 
 class Reranker(Protocol):
@@ -49,47 +51,27 @@ class CrossEncoderReranker:
         self.device = device
         self.batch_size = batch_size
         self.max_length = max_length
-        self._loaded = None
-        self._lock = threading.Lock()
+        self._model = LazyModel(self._load)
 
     def config(self) -> dict[str, object]:
         return {"name": self.name, "model": self.model_name, "max_length": self.max_length}
 
-    def _load(self):
-        if self._loaded is None:
-            try:
-                import torch
-                from transformers import AutoModelForSequenceClassification, AutoTokenizer
-            except ImportError as exc:
-                raise RuntimeError(
-                    "the cross-encoder reranker needs torch and transformers: pip install 'koblex-tasks[rerank]' "
-                    "(on CPU-only machines install torch==2.13.0 first), or run with -T reranker=none"
-                ) from exc
-            device = self.device or ("cuda" if torch.cuda.is_available() else "cpu")
-            tokenizer = AutoTokenizer.from_pretrained(self.model_name)
-            model = AutoModelForSequenceClassification.from_pretrained(self.model_name).to(device).eval()
-            self._loaded = (torch, tokenizer, model, device)
-        return self._loaded
+    def _load(self) -> LoadedModel:
+        return load_transformers(
+            self.model_name, "AutoModelForSequenceClassification", self.device, INSTALL_HINT
+        )
 
     def scores(self, query: str, passages: Sequence[str]) -> list[float]:
         if not passages:
             return []
-        with self._lock:
-            torch, tokenizer, model, device = self._load()
+        with self._model.use() as loaded:
             out: list[float] = []
-            with torch.inference_mode():
+            with loaded.torch.inference_mode():
                 for start in range(0, len(passages), self.batch_size):
                     batch = list(passages[start : start + self.batch_size])
-                    enc = tokenizer(
-                        [query] * len(batch),
-                        batch,
-                        padding=True,
-                        truncation=True,
-                        max_length=self.max_length,
-                        return_tensors="pt",
-                    ).to(device)
-                    logits = model(**enc).logits.view(-1).float()
-                    out.extend(torch.sigmoid(logits).tolist())
+                    enc = loaded.inputs([query] * len(batch), batch, max_length=self.max_length)
+                    logits = loaded.model(**enc).logits.view(-1).float()
+                    out.extend(loaded.torch.sigmoid(logits).tolist())
             return out
 
 

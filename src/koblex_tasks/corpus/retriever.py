@@ -17,8 +17,8 @@ from pathlib import Path
 
 import anyio
 
-from koblex_tasks.corpus.bm25 import BM25Index, BM25Params
-from koblex_tasks.corpus.dense import DEFAULT_DENSE_MODEL, DenseIndex, get_encoder
+from koblex_tasks.corpus.bm25 import BM25Index, BM25Params, IndexHit
+from koblex_tasks.corpus.dense import DEFAULT_DENSE_MODEL, DenseHit, DenseIndex, get_encoder
 from koblex_tasks.corpus.hybrid import DEFAULT_RRF_K, reciprocal_rank_fusion
 from koblex_tasks.corpus.provision import Provision
 from koblex_tasks.corpus.rerank import Reranker, get_reranker
@@ -60,12 +60,12 @@ class RetrieverSettings:
             raise ValueError(f"retrieval must be one of {RETRIEVAL_MODES}, got {self.retrieval!r}")
         object.__setattr__(self, "retrieval", retrieval)
         object.__setattr__(self, "dense_model", str(self.dense_model))
-        weights = self.hybrid_weights
-        if isinstance(weights, str):
-            weights = weights.replace(",", " ").split()
-        elif isinstance(weights, int | float):
-            weights = [weights]
-        weights = tuple(float(w) for w in weights)
+        raw: object = self.hybrid_weights
+        if isinstance(raw, str):
+            raw = raw.replace(",", " ").split()
+        elif isinstance(raw, int | float):
+            raw = [raw]
+        weights = tuple(float(w) for w in raw)  # type: ignore[attr-defined]
         if len(weights) != 2 or any(w < 0 for w in weights):
             raise ValueError(f"hybrid_weights must be two non-negative numbers (BM25, dense), got {weights}")
         object.__setattr__(self, "hybrid_weights", weights)
@@ -155,21 +155,31 @@ class Retriever:
             described["dense_encoder"] = self.dense.encoder.config()
         return described
 
+    def _lexical(self) -> BM25Index:
+        if self.index is None:  # excluded by __init__ for the modes that use it
+            raise RuntimeError(f"retrieval={self.settings.retrieval!r} has no BM25 index")
+        return self.index
+
+    def _semantic(self) -> DenseIndex:
+        if self.dense is None:
+            raise RuntimeError(f"retrieval={self.settings.retrieval!r} has no dense index")
+        return self.dense
+
     def search(self, query: str, k: int) -> list[Hit]:
         """First-stage top-k for `query`, best first."""
         if self.settings.retrieval == "bm25":
-            return self._bm25_hits(self.index.search(query, k))
+            return self._bm25_hits(self._lexical().search(query, k))
         return self.search_many([query], k)[0]
 
     def search_many(self, queries: list[str], k: int) -> list[list[Hit]]:
         mode = self.settings.retrieval
         if mode == "bm25":
-            return [self._bm25_hits(hits) for hits in self.index.search_many(queries, k)]
+            return [self._bm25_hits(hits) for hits in self._lexical().search_many(queries, k)]
         if mode == "dense":
-            return [self._dense_hits(hits) for hits in self.dense.search_many(queries, k)]
+            return [self._dense_hits(hits) for hits in self._semantic().search_many(queries, k)]
         depth = max(k, self.settings.fusion_depth)
-        lexical = self.index.search_many(queries, depth)
-        semantic = self.dense.search_many(queries, depth)
+        lexical = self._lexical().search_many(queries, depth)
+        semantic = self._semantic().search_many(queries, depth)
         return [self._fuse(b, d, k) for b, d in zip(lexical, semantic, strict=True)]
 
     def rerank(self, query: str, hits: list[Hit], top: int) -> list[Hit]:
@@ -189,18 +199,18 @@ class Retriever:
             return hits[:top]
         return await anyio.to_thread.run_sync(self.rerank, query, hits, top)
 
-    def _bm25_hits(self, hits) -> list[Hit]:
+    def _bm25_hits(self, hits: list[IndexHit]) -> list[Hit]:
         provisions = self.corpus.provisions
         return [Hit(rank=r, provision=provisions[h.index], bm25_score=h.score) for r, h in enumerate(hits)]
 
-    def _dense_hits(self, hits) -> list[Hit]:
+    def _dense_hits(self, hits: list[DenseHit]) -> list[Hit]:
         provisions = self.corpus.provisions
         return [
             Hit(rank=r, provision=provisions[h.index], bm25_score=None, dense_score=h.score, source="dense")
             for r, h in enumerate(hits)
         ]
 
-    def _fuse(self, lexical, semantic, k: int) -> list[Hit]:
+    def _fuse(self, lexical: list[IndexHit], semantic: list[DenseHit], k: int) -> list[Hit]:
         bm25_scores = {h.index: h.score for h in lexical}
         dense_scores = {h.index: h.score for h in semantic}
         fused = reciprocal_rank_fusion(

@@ -59,6 +59,7 @@ def _row_to_provision(row: dict, number: int, source: str, lang: str) -> Provisi
             raise DataError(source, number, f"missing field '{name}'")
         if not isinstance(value, str):
             raise DataError(source, number, f"field '{name}' must be a string")
+    assert isinstance(hierarchy, str) and isinstance(content, str)  # checked just above
     row_id = row.get("id")
     return Provision(
         row_id=str(row_id) if row_id is not None else str(number), hierarchy=hierarchy, content=content

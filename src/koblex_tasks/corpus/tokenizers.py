@@ -12,7 +12,7 @@ import threading
 from collections.abc import Sequence
 from functools import cached_property
 from itertools import chain
-from typing import Protocol
+from typing import Any, Protocol
 
 _CHUNK = 20_000  # texts per step of a large tokenize() call
 
@@ -74,7 +74,7 @@ class KiwiTokenizer:
         self._kiwi_lock = threading.Lock()
 
     @cached_property
-    def _kiwi(self):
+    def _kiwi(self) -> Any:  # a kiwipiepy.Kiwi (untyped library)
         from kiwipiepy import Kiwi
 
         kiwi = Kiwi(num_workers=self.num_workers, load_typo_dict=False, load_multi_dict=False)

@@ -1,57 +1,48 @@
 """Leaderboard statistics from the store: per-board intervals, strata, significance; paired comparisons.
 
-Everything returned is plain JSON data (None for undefined values), the single source for the site and the
-JSON/CSV/Markdown exports.
+The board model (frozen dataclasses below) is the one source of the site and the JSON/CSV/Markdown exports;
+`to_dict()` gives its JSON shape. What a benchmark's columns are (labels, display scales, directions, which
+carry significance tests, which are 0/1 and compared with McNemar, which a judge graded) and how its items
+are stratified come from its registered spec (`koblex_tasks.spec`): this module names no benchmark.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
-from typing import Any
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, NotRequired, TypedDict, cast
 
 import numpy as np
 
 from koblex_tasks import stats as st
 from koblex_tasks.leaderboard.store import RunRow, Store
+from koblex_tasks.spec import BenchmarkSpec, ValueSpec
+from koblex_tasks.tasks import benchmark_specs, spec_for_task
+
+# `metadata={"json": ...}` of a field: how `to_dict()` writes it when it is None, or never.
+OMIT_IF_NONE: Mapping[str, str] = {"json": "omit_if_none"}  # key absent (e.g. letters of an untested column)
+EMPTY_IF_NONE: Mapping[str, str] = {"json": "empty_if_none"}  # written as {}
+NOT_EXPORTED: Mapping[str, str] = {"json": "skip"}  # display only
 
 
-@dataclass(frozen=True)
-class MetricSpec:
-    name: str
-    label: str
-    scale: float  # stored value x scale = displayed value
-    higher_is_better: bool = True
-    judge_scorer: str | None = None  # scorer whose judge graded this metric
-    primary: bool = True
-
-
-METRICS: dict[str, tuple[MetricSpec, ...]] = {
-    "koblex": (
-        MetricSpec("provision_f1", "Provision F1", 100),
-        MetricSpec("provision_em", "Provision EM", 100),
-        MetricSpec("token_f1", "Token F1", 100),
-        MetricSpec("lf_eval", "LF-Eval", 1, judge_scorer="lf_eval"),
-        MetricSpec("provision_precision", "Provision P", 100, primary=False),
-        MetricSpec("provision_recall", "Provision R", 100, primary=False),
-        MetricSpec("empty_answer", "Empty answers %", 100, higher_is_better=False, primary=False),
-    ),
-    "legit": (
-        MetricSpec("legit_score", "LEGIT score", 1, judge_scorer="legit_rubric"),
-        MetricSpec("final_order", "Final order", 1, judge_scorer="legit_rubric"),
-        MetricSpec("coverage", "Coverage", 1, judge_scorer="legit_rubric"),
-        MetricSpec("correctness", "Correctness", 1, judge_scorer="legit_rubric"),
-        MetricSpec(
-            "judge_failure_rate",
-            "Judge failures %",
-            100,
-            higher_is_better=False,
-            judge_scorer="legit_rubric",
-            primary=False,
-        ),
-    ),
-}
-STRATUM_NAME = {"koblex": "hops", "legit": "difficulty"}
+def to_plain(value: Any) -> Any:
+    """JSON-ready data from model objects: dataclasses become dicts (honouring the field rules above)."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        out: dict[str, Any] = {}
+        for f in dataclasses.fields(value):
+            v, rule = getattr(value, f.name), f.metadata.get("json")
+            if rule == "skip" or (v is None and rule == "omit_if_none"):
+                continue
+            out[f.name] = {} if v is None and rule == "empty_if_none" else to_plain(v)
+        return out
+    if isinstance(value, Mapping):
+        return {str(k): to_plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [to_plain(v) for v in value]
+    return value
 
 
 @dataclass(frozen=True)
@@ -61,12 +52,196 @@ class Settings:
     confidence: float = 0.95
     alpha: float = 0.05
 
+    def to_dict(self) -> SettingsDict:
+        return {
+            "n_resamples": self.n_resamples,
+            "seed": self.seed,
+            "confidence": self.confidence,
+            "alpha": self.alpha,
+        }
 
-def _spec(benchmark: str, metric: str) -> MetricSpec:
-    for spec in METRICS.get(benchmark, ()):
-        if spec.name == metric:
-            return spec
-    return MetricSpec(metric, metric, 1)
+
+@dataclass(frozen=True)
+class Row:
+    """One run's interval in one column; letters/best only where the column was tested (primary, 2+ runs)."""
+
+    mean: float | None
+    low: float | None
+    high: float | None
+    n_scored: int
+    unscored_rate: float | None  # None: the run did not compute this metric at all
+    reason: str | None
+    letters: str | None = field(default=None, metadata=OMIT_IF_NONE)
+    best: bool | None = field(default=None, metadata=OMIT_IF_NONE)
+
+
+@dataclass(frozen=True)
+class StratumCell:
+    """One run's interval within one stratum."""
+
+    mean: float | None
+    low: float | None
+    high: float | None
+    n: int
+
+
+@dataclass(frozen=True)
+class StratumRow:
+    stratum: str
+    n_items: int
+    rows: Mapping[int, StratumCell]  # run id -> interval
+
+
+@dataclass(frozen=True)
+class Markings:
+    """How the ★ and letters of a tested column were obtained."""
+
+    letters_reason: str | None
+    best: str | None
+    n_permutations: int
+    family: str
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """One pair of a column's all-pairs family (the fields of `stats.PairComparison`)."""
+
+    system_a: str
+    system_b: str
+    n_shared: int
+    mean_a: float | None
+    mean_b: float | None
+    difference: float | None
+    ci_low: float | None
+    ci_high: float | None
+    bootstrap_p: float | None
+    test: str | None
+    p_value: float | None
+    p_adjusted: float | None
+    significant: bool
+    b01: int | None = None
+    b10: int | None = None
+    reason: str | None = None
+
+    @classmethod
+    def of(cls, pair: Any) -> Comparison:
+        """Copy a stats result by field name, so the board does not depend on the stats package's class."""
+        return cls(**{f.name: getattr(pair, f.name) for f in dataclasses.fields(cls)})
+
+
+@dataclass(frozen=True)
+class JudgeInfo:
+    """Who graded a judge column: judge models, prompt hashes, and attached audit summaries per model."""
+
+    models: tuple[str, ...]
+    prompts: tuple[str, ...]
+    audits: Mapping[str, Mapping[str, Any]]
+
+
+@dataclass(frozen=True)
+class Column:
+    """One metric of a board with every run's interval and, for primary columns, the significance tests."""
+
+    metric: str
+    label: str
+    scale: float  # stored value x scale = displayed value
+    kind: st.MetricKind
+    primary: bool
+    higher_is_better: bool
+    judge: JudgeInfo | None
+    rows: Mapping[int, Row]  # run id -> interval, in run order
+    markings: Markings | None = field(metadata=EMPTY_IF_NONE)
+    comparisons: tuple[Comparison, ...]
+    strata: tuple[StratumRow, ...]
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    run_id: int
+    name: str
+    model: str
+    created: str
+    submitted_at: str
+    provenance: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class Board:
+    """Runs sharing benchmark, dataset, corpus completeness and scoring variant: the only ones ranked together."""
+
+    key: str
+    label: str
+    benchmark: str
+    corpus_status: str
+    subset: bool
+    n_items: int
+    stratum_name: str  # the spec's stratum label, e.g. "hops"
+    strata_sizes: Mapping[str, int]  # in the spec's stratum order
+    runs: tuple[RunInfo, ...]
+    metrics: tuple[Column, ...]  # primary columns first, then secondary; spec order within each
+
+    @property
+    def primary(self) -> tuple[Column, ...]:
+        return tuple(m for m in self.metrics if m.primary)
+
+    @property
+    def secondary(self) -> tuple[Column, ...]:
+        return tuple(m for m in self.metrics if not m.primary)
+
+    def ranked_runs(self) -> list[RunInfo]:
+        """Runs by the first primary column's mean, highest first (unscored last): the default display order."""
+        first = self.primary[0] if self.primary else None
+
+        def key(run: RunInfo) -> float:
+            mean = first.rows[run.run_id].mean if first else None
+            return -math.inf if mean is None else mean
+
+        return sorted(self.runs, key=key, reverse=True)
+
+    def to_dict(self) -> dict[str, Any]:
+        return cast(dict[str, Any], to_plain(self))
+
+
+def site_title() -> str:
+    """The page title, from the registered benchmarks (not only those with runs yet)."""
+    return " / ".join(s.title for s in benchmark_specs()) + " leaderboard"
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+@dataclass(frozen=True)
+class Site:
+    """Every board of a store with the settings they were computed with: what `write_site` renders."""
+
+    settings: Settings
+    boards: tuple[Board, ...]
+    generated: str = field(default_factory=_now)
+    title: str = field(default_factory=site_title, metadata=NOT_EXPORTED)
+
+    def to_dict(self) -> dict[str, Any]:
+        return cast(dict[str, Any], to_plain(self))
+
+
+# ---------------------------------------------------------------------------------------------- specs
+
+
+def benchmark_spec(benchmark: str) -> BenchmarkSpec:
+    """The registered spec of a run's benchmark; a run of an unregistered benchmark cannot be displayed."""
+    spec = spec_for_task(benchmark)
+    if spec is None:
+        known = ", ".join(s.name for s in benchmark_specs()) or "none"
+        raise LookupError(f"no benchmark spec is registered for {benchmark!r} (registered: {known})")
+    return spec
+
+
+def columns(spec: BenchmarkSpec) -> tuple[ValueSpec, ...]:
+    """A board's columns: primary values first, then secondary ones, each in the spec's order."""
+    return tuple(sorted(spec.values, key=lambda v: not v.primary))
+
+
+# ---------------------------------------------------------------------------------------------- boards
 
 
 def _matrix(store: Store, runs: list[RunRow], metric: str, items: list[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -85,147 +260,162 @@ def _matrix(store: Store, runs: list[RunRow], metric: str, items: list[str]) -> 
     return x, present
 
 
-def _kind(x: np.ndarray) -> st.MetricKind:
-    v = x[~np.isnan(x)]
-    return "binary" if v.size and np.isin(v, (0.0, 1.0)).all() else "continuous"
-
-
-def _sortable_stratum(label: str) -> tuple[int, Any]:
-    order = {"easy": 0, "medium": 1, "hard": 2}
-    if label.lstrip("-").isdigit():
-        return (0, int(label))
-    return (1, order.get(label, 9), label)  # type: ignore[return-value]
-
-
-def _judge_column(spec: MetricSpec, runs: list[RunRow], audits: dict[str, Any]) -> dict[str, Any] | None:
-    if spec.judge_scorer is None:
-        return None
+def _judge_info(scorer: str, runs: Sequence[RunRow], audits: Mapping[str, Mapping[str, Any]]) -> JudgeInfo:
+    """The judges the runs recorded for `scorer`, with the audit of each (matched with or without provider)."""
     models: set[str] = set()
     prompts: set[str] = set()
     for run in runs:
-        info = (run.provenance.get("judges") or {}).get(spec.judge_scorer) or {}
+        info = (run.provenance.get("judges") or {}).get(scorer) or {}
         models |= set(info.get("models") or {})
         prompts |= set(info.get("prompts") or {})
         if not info and run.provenance.get("judge_model"):
             models.add(str(run.provenance["judge_model"]))
-    alphas = {}
+    alphas: dict[str, Mapping[str, Any]] = {}
     for m in sorted(models):
         audit = audits.get(m) or next(
             (a for k, a in audits.items() if m.endswith("/" + k) or k.endswith("/" + m)), None
         )
         if audit:
             alphas[m] = audit["summary"]
-    return {"models": sorted(models), "prompts": sorted(prompts), "audits": alphas}
+    return JudgeInfo(models=tuple(sorted(models)), prompts=tuple(sorted(prompts)), audits=alphas)
 
 
-def compute_board(store: Store, board_key: str, settings: Settings = Settings()) -> dict[str, Any]:
+@dataclass(frozen=True)
+class _Data:
+    """What every column of a board is computed from."""
+
+    runs: list[RunRow]
+    names: list[str]
+    items: list[str]
+    strata: np.ndarray  # stratum label per item
+    settings: Settings
+
+
+def _rows(
+    data: _Data, x: np.ndarray, present: np.ndarray, marks: Mapping[str, tuple[str, bool]]
+) -> dict[int, Row]:
+    s = data.settings
+    cis = st.bootstrap_ci(x, s.n_resamples, s.confidence, s.seed, names=data.names)
+    scored = ~np.isnan(x)
+    rows: dict[int, Row] = {}
+    for r, (run, ci) in enumerate(zip(data.runs, cis.intervals, strict=True)):
+        letters, best = marks.get(run.name, (None, None))
+        rows[run.run_id] = Row(
+            mean=ci.mean,
+            low=ci.low,
+            high=ci.high,
+            n_scored=int(scored[r].sum()),
+            unscored_rate=float(1 - scored[r].mean()) if present[r] else None,
+            reason=ci.reason if present[r] else "not computed by this run",
+            letters=letters,
+            best=best,
+        )
+    return rows
+
+
+def _significance(
+    data: _Data, x: np.ndarray, value: ValueSpec
+) -> tuple[dict[str, tuple[str, bool]], Markings | None, tuple[Comparison, ...]]:
+    """All pairs (Holm, letters) and the best set of a primary column; nothing for secondary or lone runs."""
+    if not value.primary or len(data.runs) < 2:
+        return {}, None, ()
+    s = data.settings
+    args = (x, data.names, value.kind, s.n_resamples, s.confidence, s.alpha, s.seed)
+    pairs = st.all_pairs(*args, higher_is_better=value.higher_is_better)
+    best = st.indistinguishable_from_best(*args, higher_is_better=value.higher_is_better)
+    letters = pairs.letters.letters_by_name()
+    marks = {name: (letters.get(name, ""), name in best.members) for name in data.names}
+    markings = Markings(
+        letters_reason=pairs.letters.reason,
+        best=best.best,
+        n_permutations=pairs.n_permutations,
+        family=f"all {len(pairs.comparisons)} pairs of this column (Holm)",
+    )
+    return marks, markings, tuple(Comparison.of(c) for c in pairs.comparisons)
+
+
+def _strata(data: _Data, x: np.ndarray, spec: BenchmarkSpec) -> tuple[StratumRow, ...]:
+    if len(set(data.strata)) < 2:
+        return ()
+    s = data.settings
+    strat = st.stratified_bootstrap_ci(x, data.strata, s.n_resamples, s.confidence, s.seed, names=data.names)
+    return tuple(
+        StratumRow(
+            stratum=str(group.stratum),
+            n_items=group.n_items,
+            rows={
+                run.run_id: StratumCell(mean=ci.mean, low=ci.low, high=ci.high, n=ci.n_items)
+                for run, ci in zip(data.runs, group.intervals, strict=True)
+            },
+        )
+        for group in sorted(strat.strata, key=lambda g: spec.stratum.sort_key(str(g.stratum)))
+    )
+
+
+def _column(
+    store: Store, data: _Data, spec: BenchmarkSpec, value: ValueSpec, audits: Mapping[str, Any]
+) -> Column | None:
+    """One column's statistics; None when no run of the board computed the metric."""
+    x, present = _matrix(store, data.runs, value.key, data.items)
+    if not present.any():
+        return None
+    scorer = spec.scorer_of(value.key)
+    marks, markings, comparisons = _significance(data, x, value)
+    return Column(
+        metric=value.key,
+        label=value.label,
+        scale=value.scale,
+        kind=value.kind,
+        primary=value.primary,
+        higher_is_better=value.higher_is_better,
+        judge=_judge_info(scorer.name, data.runs, audits) if scorer.judge else None,
+        rows=_rows(data, x, present, marks),
+        markings=markings,
+        comparisons=comparisons,
+        strata=_strata(data, x, spec),
+    )
+
+
+def compute_board(store: Store, board_key: str, settings: Settings = Settings()) -> Board:
     """Statistics for every metric of one board (runs sharing benchmark, dataset, corpus completeness)."""
     runs = store.runs(board_key)
     if not runs:
         raise LookupError(f"no runs on board {board_key!r}")
-    benchmark = runs[0].benchmark
+    first = runs[0]
+    spec = benchmark_spec(first.benchmark)
     strata: dict[str, str] = {}
     for run in runs:
         for sid, stratum in store.items(run.run_id).items():
             strata.setdefault(sid, stratum)
     items = sorted(strata)
-    stratum_labels = np.array([strata[s] for s in items], dtype=object)
-    names = [r.name for r in runs]
+    labels = np.array([strata[s] for s in items], dtype=object)
+    data = _Data(runs, [r.name for r in runs], items, labels, settings)
     audits = store.audits()
-    metrics_out = []
-    for spec in METRICS.get(benchmark, ()):
-        x, present = _matrix(store, runs, spec.name, items)
-        if not present.any():
-            continue
-        kind = _kind(x)
-        cis = st.bootstrap_ci(x, settings.n_resamples, settings.confidence, settings.seed, names=names)
-        scored = ~np.isnan(x)
-        rows: dict[str, dict[str, Any]] = {}
-        for r, (run, ci) in enumerate(zip(runs, cis.intervals, strict=True)):
-            rows[str(run.run_id)] = {
-                "mean": ci.mean,
-                "low": ci.low,
-                "high": ci.high,
-                "n_scored": int(scored[r].sum()),
-                "unscored_rate": float(1 - scored[r].mean()) if present[r] else None,
-                "reason": ci.reason if present[r] else "not computed by this run",
-            }
-        markings: dict[str, Any] = {}
-        comparisons: list[dict[str, Any]] = []
-        if spec.primary and len(runs) > 1:
-            args = (x, names, kind, settings.n_resamples, settings.confidence, settings.alpha, settings.seed)
-            pairs = st.all_pairs(*args, higher_is_better=spec.higher_is_better)
-            best = st.indistinguishable_from_best(*args, higher_is_better=spec.higher_is_better)
-            letters = pairs.letters.letters_by_name()
-            for run in runs:
-                rows[str(run.run_id)]["letters"] = letters.get(run.name, "")
-                rows[str(run.run_id)]["best"] = run.name in best.members
-            markings = {
-                "letters_reason": pairs.letters.reason,
-                "best": best.best,
-                "n_permutations": pairs.n_permutations,
-                "family": f"all {len(pairs.comparisons)} pairs of this column (Holm)",
-            }
-            comparisons = [dataclasses.asdict(c) for c in pairs.comparisons]
-        strata_out = []
-        if len(set(stratum_labels)) > 1:
-            strat = st.stratified_bootstrap_ci(
-                x, stratum_labels, settings.n_resamples, settings.confidence, settings.seed, names=names
+    metrics = (_column(store, data, spec, v, audits) for v in columns(spec))
+    return Board(
+        key=board_key,
+        label=first.board_label,
+        benchmark=first.benchmark,
+        corpus_status=first.corpus_status,
+        subset=first.subset,
+        n_items=len(items),
+        stratum_name=spec.stratum.label,
+        strata_sizes={
+            k: int((labels == k).sum()) for k in sorted(set(strata.values()), key=spec.stratum.sort_key)
+        },
+        runs=tuple(
+            RunInfo(
+                run_id=r.run_id,
+                name=r.name,
+                model=r.model,
+                created=r.created,
+                submitted_at=r.submitted_at,
+                provenance=r.provenance,
             )
-            for s in sorted(strat.strata, key=lambda s: _sortable_stratum(str(s.stratum))):
-                strata_out.append(
-                    {
-                        "stratum": str(s.stratum),
-                        "n_items": s.n_items,
-                        "rows": {
-                            str(run.run_id): {
-                                "mean": ci.mean,
-                                "low": ci.low,
-                                "high": ci.high,
-                                "n": ci.n_items,
-                            }
-                            for run, ci in zip(runs, s.intervals, strict=True)
-                        },
-                    }
-                )
-        metrics_out.append(
-            {
-                "metric": spec.name,
-                "label": spec.label,
-                "scale": spec.scale,
-                "kind": kind,
-                "primary": spec.primary,
-                "higher_is_better": spec.higher_is_better,
-                "judge": _judge_column(spec, runs, audits),
-                "rows": rows,
-                "markings": markings,
-                "comparisons": comparisons,
-                "strata": strata_out,
-            }
-        )
-    first = runs[0]
-    return {
-        "key": board_key,
-        "label": first.board_label,
-        "benchmark": benchmark,
-        "corpus_status": first.corpus_status,
-        "subset": first.subset,
-        "n_items": len(items),
-        "stratum_name": STRATUM_NAME.get(benchmark, "stratum"),
-        "strata_sizes": {k: int((stratum_labels == k).sum()) for k in sorted(set(strata.values()))},
-        "runs": [
-            {
-                "run_id": r.run_id,
-                "name": r.name,
-                "model": r.model,
-                "created": r.created,
-                "submitted_at": r.submitted_at,
-                "provenance": r.provenance,
-            }
             for r in runs
-        ],
-        "metrics": metrics_out,
-    }
+        ),
+        metrics=tuple(m for m in metrics if m is not None),
+    )
 
 
 def board_keys(store: Store) -> list[str]:
@@ -234,14 +424,89 @@ def board_keys(store: Store) -> list[str]:
     return sorted(keys, key=lambda k: (keys[k].subset, keys[k].corpus_status != "full", k))
 
 
-def compute_all(store: Store, settings: Settings = Settings()) -> dict[str, Any]:
-    return {
-        "settings": dataclasses.asdict(settings),
-        "boards": [compute_board(store, k, settings) for k in board_keys(store)],
-    }
+def compute_all(store: Store, settings: Settings = Settings()) -> Site:
+    return Site(settings=settings, boards=tuple(compute_board(store, k, settings) for k in board_keys(store)))
 
 
 # ---------------------------------------------------------------------------------------------- comparisons
+
+
+class SettingsDict(TypedDict):
+    n_resamples: int
+    seed: int
+    confidence: float
+    alpha: float
+
+
+class PairRow(TypedDict):
+    """One (a, b, metric) comparison as `koblex leaderboard compare` prints it (and as its --json writes)."""
+
+    a: str
+    b: str
+    a_id: int
+    b_id: int
+    metric: str
+    label: str
+    scale: float
+    kind: st.MetricKind
+    n_shared: int
+    mean_a: float | None
+    mean_b: float | None
+    difference: float | None
+    ci_low: float | None
+    ci_high: float | None
+    bootstrap_p: float | None
+    reason: str | None
+    test: str
+    p_value: float | None
+    p_adjusted: float | None  # Holm over the whole result
+    significant: bool
+    b01: NotRequired[int | None]  # binary metrics only: a wrong & b right
+    b10: NotRequired[int | None]  # binary metrics only: a right & b wrong
+
+
+class ComparisonResult(TypedDict):
+    settings: SettingsDict
+    family_size: int  # comparisons with a p-value (the Holm family)
+    comparisons: list[PairRow]
+    warning: NotRequired[str]  # set by the CLI when the runs are on different boards
+
+
+def _pair_row(a: RunRow, b: RunRow, value: ValueSpec, va: np.ndarray, vb: np.ndarray, s: Settings) -> PairRow:
+    """The paired bootstrap CI of a - b plus McNemar (binary values) or a sign-flip test; not yet adjusted."""
+    boot = st.paired_bootstrap(va, vb, s.n_resamples, s.confidence, s.seed)
+    counts: tuple[int | None, int | None] | None = None
+    if value.kind == "binary":
+        mc = st.mcnemar(va, vb)
+        test, p_value, counts = f"McNemar ({mc.method})", mc.p_value, (mc.b01, mc.b10)
+    else:
+        perm = st.paired_permutation_test(va, vb, s.n_resamples, s.seed)
+        test, p_value = f"sign-flip ({perm.method})", perm.p_value
+    row: PairRow = {
+        "a": a.name,
+        "b": b.name,
+        "a_id": a.run_id,
+        "b_id": b.run_id,
+        "metric": value.key,
+        "label": value.label,
+        "scale": value.scale,
+        "kind": value.kind,
+        "n_shared": boot.n_shared,
+        "mean_a": boot.mean_a,
+        "mean_b": boot.mean_b,
+        "difference": boot.difference,
+        "ci_low": boot.ci_low,
+        "ci_high": boot.ci_high,
+        "bootstrap_p": boot.p_value,
+        "reason": boot.reason,
+        "test": test,
+        "p_value": p_value,
+        "p_adjusted": None,
+        "significant": False,
+    }
+    if counts is not None:
+        row["b01"], row["b10"] = counts
+    return row
 
 
 def compare_runs(
@@ -249,54 +514,26 @@ def compare_runs(
     pairs: list[tuple[RunRow, RunRow]],
     metrics: list[str] | None = None,
     settings: Settings = Settings(),
-) -> dict[str, Any]:
+) -> ComparisonResult:
     """Paired tests for each (a, b) pair and metric on the items both scored; Holm over all of them.
 
     Continuous metrics: paired bootstrap CI of the difference plus a sign-flip permutation test; binary
-    metrics (exact match): the same CI plus McNemar. The family for Holm is every comparison returned.
+    metrics (the spec's kind, e.g. exact match): the same CI plus McNemar. The family for Holm is every
+    comparison returned. Metrics default to the primary columns of a's benchmark.
     """
-    rows: list[dict[str, Any]] = []
+    rows: list[PairRow] = []
     for a, b in pairs:
+        spec = benchmark_spec(a.benchmark)
         sa, sb = store.item_scores(a.run_id), store.item_scores(b.run_id)
-        wanted = metrics or [s.name for s in METRICS.get(a.benchmark, ()) if s.primary]
-        for metric in wanted:
+        for metric in metrics or [v.key for v in columns(spec) if v.primary]:
             if metric not in sa or metric not in sb:
                 continue
-            spec = _spec(a.benchmark, metric)
             ids = sorted(set(sa[metric]) | set(sb[metric]))
             va = np.array([np.nan if sa[metric].get(i) is None else sa[metric][i] for i in ids])
             vb = np.array([np.nan if sb[metric].get(i) is None else sb[metric][i] for i in ids])
-            kind = _kind(np.concatenate([va, vb]))
-            boot = st.paired_bootstrap(va, vb, settings.n_resamples, settings.confidence, settings.seed)
-            row: dict[str, Any] = {
-                "a": a.name,
-                "b": b.name,
-                "a_id": a.run_id,
-                "b_id": b.run_id,
-                "metric": metric,
-                "label": spec.label,
-                "scale": spec.scale,
-                "kind": kind,
-                "n_shared": boot.n_shared,
-                "mean_a": boot.mean_a,
-                "mean_b": boot.mean_b,
-                "difference": boot.difference,
-                "ci_low": boot.ci_low,
-                "ci_high": boot.ci_high,
-                "bootstrap_p": boot.p_value,
-                "reason": boot.reason,
-            }
-            if kind == "binary":
-                mc = st.mcnemar(va, vb)
-                row |= {"test": f"McNemar ({mc.method})", "p_value": mc.p_value, "b01": mc.b01, "b10": mc.b10}
-            else:
-                perm = st.paired_permutation_test(va, vb, settings.n_resamples, settings.seed)
-                row |= {"test": f"sign-flip ({perm.method})", "p_value": perm.p_value}
-            rows.append(row)
-    tested = [k for k, r in enumerate(rows) if r["p_value"] is not None]
-    holm = st.holm_bonferroni([rows[k]["p_value"] for k in tested], settings.alpha)
-    for r in rows:
-        r["p_adjusted"], r["significant"] = None, False
-    for k, adj, rej in zip(tested, holm.adjusted, holm.reject, strict=True):
-        rows[k]["p_adjusted"], rows[k]["significant"] = adj, rej
-    return {"settings": dataclasses.asdict(settings), "family_size": len(tested), "comparisons": rows}
+            rows.append(_pair_row(a, b, spec.value(metric), va, vb, settings))
+    tested = [(r, p) for r in rows if (p := r["p_value"]) is not None]
+    holm = st.holm_bonferroni([p for _, p in tested], settings.alpha)
+    for (r, _), adjusted, reject in zip(tested, holm.adjusted, holm.reject, strict=True):
+        r["p_adjusted"], r["significant"] = adjusted, reject
+    return {"settings": settings.to_dict(), "family_size": len(tested), "comparisons": rows}

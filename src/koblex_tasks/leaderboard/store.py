@@ -198,7 +198,8 @@ class Store:
                     json.dumps(sub.provenance, ensure_ascii=False, allow_nan=False),
                 ),
             )
-            run_id = int(cur.lastrowid)
+            assert cur.lastrowid is not None  # an INSERT into a rowid table always sets it
+            run_id = cur.lastrowid
             c.executemany(
                 "INSERT INTO items(run_id, sample_id, stratum) VALUES (?,?,?)",
                 [(run_id, sid, stratum) for sid, stratum in sub.strata.items()],
@@ -242,7 +243,10 @@ class Store:
             sql + (" WHERE board_key = ? ORDER BY run_id" if board_key else " ORDER BY run_id"),
             (board_key,) if board_key else (),
         ).fetchall()
-        return [RunRow(*r[:7], bool(r[7]), r[8], r[9], json.loads(r[10])) for r in rows]
+        return [
+            RunRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], bool(r[7]), r[8], r[9], json.loads(r[10]))
+            for r in rows
+        ]
 
     def find_run(self, ref: str) -> RunRow:
         """A run by id (``3`` or ``#3``), exact name, or eval id; ambiguous names are an error."""

@@ -7,6 +7,7 @@ carries `usage`, so Inspect never tries to download a tokenizer to count tokens.
 
 import math
 import re
+from typing import Any
 
 from inspect_ai.model import (
     ChatMessage,
@@ -77,7 +78,7 @@ class KoblexMock(MockLLM):
         base_url: str | None = None,
         api_key: str | None = None,
         config: GenerateConfig | None = None,
-        **model_args,
+        **model_args: Any,
     ) -> None:
         model_args.setdefault("custom_outputs", scripted_output)
         super().__init__(model_name, base_url, api_key, config or GenerateConfig(), **model_args)

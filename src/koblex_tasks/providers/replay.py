@@ -3,6 +3,8 @@
 It never generates: the `replay` solver supplies every answer. Calling it is a usage error, said plainly.
 """
 
+from typing import Any
+
 from inspect_ai.model import ChatMessage, GenerateConfig, ModelAPI, ModelOutput, modelapi
 from inspect_ai.tool import ToolChoice, ToolInfo
 
@@ -15,7 +17,7 @@ class ReplayModel(ModelAPI):
         base_url: str | None = None,
         api_key: str | None = None,
         config: GenerateConfig | None = None,
-        **model_args,
+        **model_args: Any,
     ) -> None:
         super().__init__(model_name, base_url, api_key, [], config or GenerateConfig())
 

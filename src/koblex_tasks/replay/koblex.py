@@ -6,7 +6,7 @@ from pathlib import Path
 from inspect_ai.log import EvalLog
 
 from koblex_tasks.errors import DataError
-from koblex_tasks.replay.run import headline_means, run_replay_eval
+from koblex_tasks.replay.run import Display, headline_means, run_replay_eval
 from koblex_tasks.solvers.koblex import replay
 from koblex_tasks.tasks.koblex.dataset import load_koblex
 from koblex_tasks.tasks.koblex.released import (
@@ -46,7 +46,7 @@ def run_replay(
     log_dir: str = "logs",
     method: str | None = None,
     model_name: str | None = None,
-    display: str = "none",
+    display: Display = "none",
 ) -> ReplayResult:
     check_alignment(file, data)
     inferred_method, inferred_model = infer_method_and_model(file)

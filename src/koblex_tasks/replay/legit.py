@@ -5,7 +5,7 @@ from typing import Any
 from inspect_ai.log import EvalLog
 from inspect_ai.model import Model
 
-from koblex_tasks.replay.run import run_replay_eval
+from koblex_tasks.replay.run import Display, run_replay_eval
 from koblex_tasks.solvers.legit import legit_replay
 from koblex_tasks.tasks.legit.responses import infer_model_name
 from koblex_tasks.tasks.legit.spec import LEGIT
@@ -21,7 +21,7 @@ def run_legit_replay(
     model_name: str | None = None,
     restrict: bool = True,
     judge_retries: int = 2,
-    display: str = "none",
+    display: Display = "none",
     **eval_kwargs: Any,
 ) -> EvalLog:
     """Score a LEGIT response file with the judge `grader`; returns the (successful) log.

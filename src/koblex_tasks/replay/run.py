@@ -4,7 +4,7 @@ A replay is an ordinary Inspect eval whose model is the label `replay/<generator
 whose solver supplies the released outputs; the scorers run as in any live run.
 """
 
-from typing import Any
+from typing import Any, Literal
 
 from inspect_ai import Task
 from inspect_ai import eval as inspect_eval
@@ -15,6 +15,8 @@ import koblex_tasks.providers.replay  # noqa: F401  (registers the `replay/<name
 from koblex_tasks.scorers.metrics import metric_value
 from koblex_tasks.spec import BenchmarkSpec
 
+Display = Literal["full", "conversation", "rich", "plain", "log", "none"]
+
 
 def run_replay_eval(
     task: Task,
@@ -22,7 +24,7 @@ def run_replay_eval(
     generator: str,
     log_dir: str,
     metadata: dict[str, Any],
-    display: str = "none",
+    display: Display = "none",
     **eval_kwargs: Any,
 ) -> EvalLog:
     """Evaluate `task` with the replay `solver` under the model label `replay/<generator>`.

@@ -6,11 +6,19 @@ Both benchmarks' judges (LF-Eval, the LEGIT rubric) take the same settings, like
 settings are recorded in every score's metadata (`judge_config`).
 """
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from inspect_ai.model import CachePolicy, GenerateConfig, Model, ModelOutput, ModelUsage, get_model
+from inspect_ai.model import (
+    CachePolicy,
+    ChatMessage,
+    GenerateConfig,
+    Model,
+    ModelOutput,
+    ModelUsage,
+    get_model,
+)
 
 from koblex_tasks.judge_role import GRADER_ROLE, grader_bound
 
@@ -40,7 +48,9 @@ class JudgeConfig:
     def model(self) -> Model:
         return get_model(role=self.role, required=True)
 
-    def generate_config(self, temperature: float | None = None, max_tokens: int | None = None, **rest: Any):
+    def generate_config(
+        self, temperature: float | None = None, max_tokens: int | None = None, **rest: Any
+    ) -> GenerateConfig:
         """A GenerateConfig with this judge's temperature and max tokens, else the given call defaults."""
         return GenerateConfig(
             temperature=self.temperature if self.temperature is not None else temperature,
@@ -63,8 +73,10 @@ class JudgeConfig:
         """What goes into the score metadata."""
         return asdict(self)
 
-    async def generate(self, judge: Model, messages: list, config: GenerateConfig) -> ModelOutput:
-        return await judge.generate(messages, config=config, cache=self.cache_policy())
+    async def generate(
+        self, judge: Model, messages: Sequence[ChatMessage], config: GenerateConfig
+    ) -> ModelOutput:
+        return await judge.generate(list(messages), config=config, cache=self.cache_policy())
 
 
 def total_usage(outputs: Iterable[ModelOutput | ModelUsage | None]) -> dict[str, Any]:

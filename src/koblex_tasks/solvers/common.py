@@ -1,8 +1,14 @@
-"""Helpers every solver of both benchmarks uses: recorded prompts, model calls, retrieval from task settings."""
+"""Helpers every solver of both benchmarks uses: recorded prompts, model calls, retrieval from task settings.
+
+Retrieval overrides: a solver's `tokenizer` and `reranker` arguments (and LEGIT RAG's `corpus`) replace the
+task's setting of that name for that solver only; `None`, the default, keeps the task's. The BM25 tokenizer is
+"kiwi" (morphemes) or "official" (the paper's regex tokens); the reranker "none" (BM25 order), "bge" (the
+paper's) or a cross-encoder id/path. The official KoBLEX baselines used BM25 alone; ParSeR reranks.
+"""
 
 from typing import Any
 
-from inspect_ai.model import ChatMessageUser, GenerateConfig, ModelOutput, get_model
+from inspect_ai.model import ChatMessageAssistant, ChatMessageUser, GenerateConfig, ModelOutput, get_model
 from inspect_ai.solver import TaskState
 
 from koblex_tasks.corpus.retriever import Retriever, RetrieverSettings, aget_retriever
@@ -10,6 +16,12 @@ from koblex_tasks.prompts import Prompt, load_prompt
 
 # Sample-metadata key under which a task stores its retrieval settings for the solvers.
 RETRIEVAL_METADATA_KEY = "retrieval"
+
+
+def require_positive(**values: int) -> None:
+    """Reject a solver's count arguments when it is built, before any sample runs ("k and l must be positive")."""
+    if any(value < 1 for value in values.values()):
+        raise ValueError(f"{' and '.join(values)} must be positive")
 
 
 def recorded_prompt(state: TaskState, family: str, name: str, version: str = "v1") -> Prompt:
@@ -28,8 +40,15 @@ async def ask(prompt_text: str, config: GenerateConfig | None = None) -> ModelOu
     )
 
 
+def replayed_output(state: TaskState, model_name: str, text: str) -> TaskState:
+    """A released answer as the sample's output, as if `model_name` had just replied with `text`."""
+    state.output = ModelOutput.from_content(model=model_name, content=text)
+    state.messages.append(ChatMessageAssistant(content=text, model=model_name))
+    return state
+
+
 def retriever_settings(state: TaskState, **overrides: Any) -> RetrieverSettings:
-    """The task's retrieval settings for this sample, with any solver-level overrides that are not None."""
+    """The task's retrieval settings for this sample, with the solver's overrides that are not None."""
     base = RetrieverSettings.from_dict(state.metadata.get(RETRIEVAL_METADATA_KEY))
     changes = {k: v for k, v in overrides.items() if v is not None}
     return RetrieverSettings.from_dict({**base.as_dict(), **changes})

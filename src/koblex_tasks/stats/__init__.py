@@ -1,29 +1,82 @@
-"""The one statistics engine: bootstrap intervals, paired tests, multiplicity, letter displays.
+"""The one statistics engine, used by the log metric, the leaderboard and the judge audit.
 
-Used by the log metric (`scorers/metrics.py`), the leaderboard and the judge audit, so the same scores,
-resamples and seed give the same interval everywhere.
+One engine so that the same scores, resamples and seed give the same numbers everywhere. By concern:
+
+- ``inputs``: score-matrix conventions (NaN = unscored, None + reason for undefined), checks, defaults.
+- ``resampling``: THE source of resamples: seeded item-count chunks (bootstrap; also the audit's
+  cluster weights), sign-flip chunks, resampled means of each row over its own items, quantiles.
+- ``intervals``: a system's mean and percentile-bootstrap interval (:class:`Interval`), over all items,
+  per stratum, and :func:`mean_interval` for one run (the log metric).
+- ``paired``: two runs on their shared items: paired bootstrap of the difference, sign-flip permutation
+  test, McNemar, and the batch engines behind them.
+- ``multiplicity``: Holm's adjustment and the sign flips a family of tests needs.
+- ``letters``: compact letter display.
+- ``comparisons``: all pairs of a score matrix, and the systems indistinguishable from the best.
 """
 
-from koblex_tasks.stats.engine import *  # noqa: F403  (temporary: split by concern below)
-from koblex_tasks.stats.engine import bootstrap_ci
+from koblex_tasks.stats.comparisons import (
+    BestSet,
+    MetricKind,
+    PairComparison,
+    Pairwise,
+    all_pairs,
+    indistinguishable_from_best,
+)
+from koblex_tasks.stats.inputs import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, DEFAULT_SEED
+from koblex_tasks.stats.intervals import (
+    Interval,
+    Intervals,
+    Label,
+    StratifiedIntervals,
+    bootstrap_ci,
+    mean_interval,
+    split_by_stratum,
+    stratified_bootstrap_ci,
+)
+from koblex_tasks.stats.letters import CompactLetterDisplay, LetterEntry, compact_letters
+from koblex_tasks.stats.multiplicity import HolmAdjustment, family_permutations, holm_bonferroni
+from koblex_tasks.stats.paired import (
+    EXACT_MAX_NONZERO,
+    MCNEMAR_EXACT_BELOW,
+    PairedDifference,
+    PairedTest,
+    mcnemar,
+    paired_bootstrap,
+    paired_permutation_test,
+)
+from koblex_tasks.stats.resampling import count_chunks, sign_chunks
 
-DEFAULT_RESAMPLES = 10_000
-DEFAULT_SEED = 0
-DEFAULT_CONFIDENCE = 0.95
-
-
-def mean_interval(
-    values,
-    n_resamples: int = DEFAULT_RESAMPLES,
-    confidence: float = DEFAULT_CONFIDENCE,
-    seed: int = DEFAULT_SEED,
-) -> tuple[float | None, float | None]:
-    """Percentile-bootstrap interval of the mean of `values` (in item order; NaN items are left out)."""
-    import numpy as np
-
-    x = np.asarray(values, dtype=float)
-    x = x[~np.isnan(x)]
-    if x.size == 0:
-        return None, None
-    ci = bootstrap_ci(x, n_resamples, confidence, seed).intervals[0]
-    return ci.low, ci.high
+__all__ = [
+    "DEFAULT_CONFIDENCE",
+    "DEFAULT_RESAMPLES",
+    "DEFAULT_SEED",
+    "EXACT_MAX_NONZERO",
+    "MCNEMAR_EXACT_BELOW",
+    "BestSet",
+    "CompactLetterDisplay",
+    "HolmAdjustment",
+    "Interval",
+    "Intervals",
+    "Label",
+    "LetterEntry",
+    "MetricKind",
+    "PairComparison",
+    "PairedDifference",
+    "PairedTest",
+    "Pairwise",
+    "StratifiedIntervals",
+    "all_pairs",
+    "bootstrap_ci",
+    "compact_letters",
+    "count_chunks",
+    "family_permutations",
+    "holm_bonferroni",
+    "indistinguishable_from_best",
+    "mcnemar",
+    "mean_interval",
+    "paired_bootstrap",
+    "paired_permutation_test",
+    "sign_chunks",
+    "split_by_stratum",
+    "stratified_bootstrap_ci",
+]

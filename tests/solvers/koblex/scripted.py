@@ -1,10 +1,33 @@
-"""A scripted mock model for solver tests: replies by prompt kind and records every prompt it saw."""
+"""Solver-test helpers: a scripted mock model (replies by prompt kind, records every prompt it saw), a tiny
+KoBLEX eval, and readers for a sample's evidence."""
 
 from collections.abc import Callable
+from pathlib import Path
 
+from inspect_ai import eval as inspect_eval
+from inspect_ai.log import EvalLog
 from inspect_ai.model import ChatMessage, GenerateConfig, Model, ModelOutput, get_model
+from inspect_ai.solver import Solver
 
 from koblex_tasks.providers.koblexmock import usage_for
+from koblex_tasks.tasks.koblex.task import koblex
+
+
+def run_koblex(solver: Solver, model: Model, questions: Path, corpus: Path, **task_args) -> EvalLog:
+    """`solver` on the tiny questions and corpus with `model`; the log goes next to the corpus."""
+    task = koblex(data=str(questions), corpus=str(corpus), **task_args)
+    [log] = inspect_eval(
+        task, solver=solver, model=model, display="none", log_dir=str(corpus.parent / "logs")
+    )
+    return log
+
+
+def sample(log: EvalLog, sample_id: str):
+    return next(s for s in log.samples if s.id == sample_id)
+
+
+def evidence_of(s) -> dict:
+    return {k.split(":", 1)[1]: v for k, v in s.store.items() if k.startswith("ProvisionEvidence:")}
 
 
 class ScriptedModel:

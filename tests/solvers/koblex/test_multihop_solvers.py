@@ -5,7 +5,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog
 from inspect_ai.model import (
     ChatMessage,
@@ -23,8 +22,8 @@ from koblex_tasks.solvers.koblex.flare import flare
 from koblex_tasks.solvers.koblex.ircot import ircot
 from koblex_tasks.solvers.koblex.probtree import probtree
 from koblex_tasks.solvers.koblex.self_ask import self_ask
-from koblex_tasks.tasks.koblex.task import koblex
 from tests.conftest import TINY_STATUTES, statute_key
+from tests.solvers.koblex.scripted import evidence_of, run_koblex, sample
 
 CARRIER, ROBBERY, QUASI = (statute_key(TINY_STATUTES[i]) for i in (1, 2, 3))
 Q2 = "배경 사실이다.강도가 상해를 입히면 어떤 처벌을 받는가?"  # background + question, as the scripts join them
@@ -73,28 +72,12 @@ class Scripted:
 
 
 def run(solver, model: Scripted, questions: Path, corpus: Path) -> EvalLog:
-    task = koblex(data=str(questions), corpus=str(corpus))
-    [log] = inspect_eval(
-        task,
-        solver=solver,
-        model=get_model("mockllm/model", custom_outputs=model),
-        display="none",
-        log_dir=str(corpus.parent / "logs"),
-    )
-    return log
+    return run_koblex(solver, get_model("mockllm/model", custom_outputs=model), questions, corpus)
 
 
 def ok(log: EvalLog) -> EvalLog:
     assert log.status == "success", log.error
     return log
-
-
-def sample(log: EvalLog, sample_id: str):
-    return next(s for s in log.samples if s.id == sample_id)
-
-
-def evidence_of(s) -> dict:
-    return {k.split(":", 1)[1]: v for k, v in s.store.items() if k.startswith("ProvisionEvidence:")}
 
 
 # --- Self-Ask --------------------------------------------------------------------------------------------

@@ -3,33 +3,21 @@
 from pathlib import Path
 
 import pytest
-from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog
 
 from koblex_tasks.solvers import chain_of_thought, one_time_retrieval, parser, standard_prompting
 from koblex_tasks.tasks.koblex.task import koblex
 from tests.conftest import TINY_STATUTES, statute_key
-from tests.solvers.koblex.scripted import ScriptedModel
+from tests.solvers.koblex.scripted import ScriptedModel, evidence_of, run_koblex, sample
 
 ROBBERY, QUASI = statute_key(TINY_STATUTES[2]), statute_key(TINY_STATUTES[3])
 GUESSES = '["형법 (강도상해) 강도가 사람을 상해하거나 상해에 이르게 한때에는", "형법 (준강도) 절도가 재물의 탈환에 항거하거나 폭행"]'
 
 
 def run(solver, model: ScriptedModel, questions: Path, corpus: Path, **task_args) -> EvalLog:
-    task = koblex(data=str(questions), corpus=str(corpus), **task_args)
-    [log] = inspect_eval(
-        task, solver=solver, model=model.model(), display="none", log_dir=str(corpus.parent / "logs")
-    )
+    log = run_koblex(solver, model.model(), questions, corpus, **task_args)
     assert log.status == "success", log.error
     return log
-
-
-def sample(log: EvalLog, sample_id: str):
-    return next(s for s in log.samples if s.id == sample_id)
-
-
-def evidence_of(s) -> dict:
-    return {k.split(":", 1)[1]: v for k, v in s.store.items() if k.startswith("ProvisionEvidence:")}
 
 
 @pytest.mark.parametrize("tokenizer", ["official", "kiwi"])

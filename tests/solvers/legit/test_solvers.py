@@ -1,6 +1,10 @@
 """The prediction prompts the evaluated model receives: the paper's, and the statute-RAG variant."""
 
+from inspect_ai import Task
 from inspect_ai import eval as inspect_eval
+from inspect_ai.log import EvalLog
+from inspect_ai.model import ChatMessage
+from inspect_ai.solver import Solver
 
 from koblex_tasks.prompts import load_prompt
 from koblex_tasks.solvers.legit import legit_rag
@@ -15,11 +19,15 @@ OFFICIAL_SYSTEM_PROMPT = (
 )
 
 
-def test_predict_prompt_is_the_papers(sample_file, sample_records, tmp_path) -> None:
+def predict(
+    task: Task, sample_records, tmp_path, solver: Solver | None = None
+) -> tuple[EvalLog, list[ChatMessage]]:
+    """Run `task` (with `solver`, if given) against a counting model; the log and the one prompt it saw."""
     evaluated = CountingModel()
     judge = ScriptedJudge(sample_records, {})
     [log] = inspect_eval(
-        legit(data=str(sample_file), doc_ids=EASY),
+        task,
+        solver=solver,
         model=evaluated.model(),
         model_roles={"grader": judge.model()},
         display="none",
@@ -27,6 +35,11 @@ def test_predict_prompt_is_the_papers(sample_file, sample_records, tmp_path) -> 
     )
     assert log.status == "success", log.error
     [messages] = evaluated.inputs
+    return log, messages
+
+
+def test_predict_prompt_is_the_papers(sample_file, sample_records, tmp_path) -> None:
+    log, messages = predict(legit(data=str(sample_file), doc_ids=EASY), sample_records, tmp_path)
     assert [m.role for m in messages] == ["system", "user"]
     assert messages[0].text == OFFICIAL_SYSTEM_PROMPT == load_prompt("legit/system").text
     record = next(r for r in sample_records if r.doc_id == EASY)
@@ -37,18 +50,8 @@ def test_predict_prompt_is_the_papers(sample_file, sample_records, tmp_path) -> 
 def test_rag_puts_retrieved_provisions_above_the_question(
     sample_file, sample_records, tiny_corpus, tmp_path
 ) -> None:
-    evaluated = CountingModel()
-    judge = ScriptedJudge(sample_records, {})
-    [log] = inspect_eval(
-        legit(data=str(sample_file), doc_ids=EASY, corpus=str(tiny_corpus), tokenizer="official"),
-        solver=legit_rag(k=2),
-        model=evaluated.model(),
-        model_roles={"grader": judge.model()},
-        display="none",
-        log_dir=str(tmp_path),
-    )
-    assert log.status == "success", log.error
-    [messages] = evaluated.inputs
+    task = legit(data=str(sample_file), doc_ids=EASY, corpus=str(tiny_corpus), tokenizer="official")
+    log, messages = predict(task, sample_records, tmp_path, solver=legit_rag(k=2))
     assert messages[0].text == OFFICIAL_SYSTEM_PROMPT
     user = messages[1].text
     record = next(r for r in sample_records if r.doc_id == EASY)

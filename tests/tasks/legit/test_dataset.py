@@ -7,8 +7,9 @@ import pytest
 
 from koblex_tasks.errors import DataError
 from koblex_tasks.tasks.legit import dataset as legit_data
-from koblex_tasks.tasks.legit.dataset import dump_record, fetch_legit_test, load_legit, read_legit_file
+from koblex_tasks.tasks.legit.dataset import fetch_legit_test, load_legit, read_legit_file
 from koblex_tasks.tasks.legit.issues import descendants, difficulty_for, is_ancestor, issue_path, parent_id
+from tests.legit_helpers import dump_record
 
 
 def test_real_ancestry_is_not_a_string_prefix() -> None:

@@ -162,3 +162,27 @@ def test_tiny_record_scores_offline(tiny_legit, tmp_path) -> None:
     assert log.status == "success", log.error
     by_doc = {s.id: s.scores["legit_rubric"].value["legit_score"] for s in log.samples}
     assert by_doc == {records[0].doc_id: pytest.approx(7.0), records[1].doc_id: pytest.approx(7.0)}
+
+
+def test_pooled_failure_rate_is_right_with_two_epochs(sample_file, sample_records, tmp_path) -> None:
+    """The pooled rate is computed from the reduced per-sample values weighted by the (epoch-invariant)
+    issue count in the sample metadata, so two epochs pool both epochs' judge failures."""
+    n = {r.doc_id: len(r.issues) for r in sample_records}
+    script = {
+        (EASY, "1.2"): ["garbled", '<OUTPUT>{"contains_issue": true, "correct_conclusion": true}'],  # 1 of 2
+        (MEDIUM, "1"): ["never json"],  # fails in both epochs
+    }
+    judge = ScriptedJudge(sample_records, script)
+    task = legit(data=str(sample_file), doc_ids=[EASY, MEDIUM], judge_retries=0)
+    [log] = inspect_eval(
+        task,
+        model=CountingModel().model(),
+        model_roles={"grader": judge.model()},
+        epochs=2,
+        display="none",
+        log_dir=str(tmp_path),
+    )
+    assert log.status == "success", log.error
+    assert judge.calls[(EASY, "1.2")] == 2 and judge.calls[(MEDIUM, "1")] == 2
+    pooled = metrics(log)["judge_failure_rate"]["pooled_failure_rate"]
+    assert pooled == pytest.approx(3 / (2 * (n[EASY] + n[MEDIUM])))

@@ -30,10 +30,11 @@ default the logprobs call runs at temperature 0 with 3 tokens and the sampled fa
 
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from inspect_ai.model import ChatMessageUser, GenerateConfig, Logprob, Model, ModelOutput
+from inspect_ai.model import ChatMessage, ChatMessageUser, GenerateConfig, Logprob, Model, ModelOutput
 from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import TaskState
 
@@ -174,7 +175,7 @@ def render_prompt(prompt: Prompt, state: TaskState, target: Target) -> str:
 
 
 async def _sample_scores(
-    judge: Model, judge_config: JudgeConfig, messages: list[ChatMessageUser], samples: int
+    judge: Model, judge_config: JudgeConfig, messages: Sequence[ChatMessage], samples: int
 ) -> list[ModelOutput]:
     """`samples` replies at temperature 1: one `num_choices` request, topped up by single requests when
     the provider ignores `num_choices` (e.g. Anthropic)."""

@@ -44,7 +44,7 @@ from koblex_tasks.prompts import load_prompt
 from koblex_tasks.scorers.judge import JudgeConfig, total_usage
 from koblex_tasks.scorers.legit.metrics import pooled
 from koblex_tasks.scorers.metrics import value_metrics
-from koblex_tasks.tasks.legit.issues import ROOT_ID, Issue, is_ancestor, issues_from_metadata
+from koblex_tasks.tasks.legit.issues import ROOT_ID, Issue, descendants, issues_from_metadata
 from koblex_tasks.tasks.legit.spec import (
     CORRECTNESS_POINTS,
     COVERAGE_POINTS,
@@ -137,9 +137,8 @@ class RubricResult:
 def _blocked(issue_id: str, labels: dict[str, Verdict | None]) -> bool | None:
     """Official rule: some proper descendant is covered but wrong (None if undeterminable)."""
     unknown = False
-    for other, verdict in labels.items():
-        if not is_ancestor(issue_id, other):
-            continue
+    for other in descendants(issue_id, labels):
+        verdict = labels[other]
         if verdict is None:
             unknown = True
         elif verdict.contains_issue and not verdict.correct_conclusion:

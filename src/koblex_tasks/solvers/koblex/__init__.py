@@ -1,7 +1,8 @@
 """KoBLEX solvers: one file per method of the paper's Table 2, plus `replay` of released predictions.
 
-`_common` holds what every KoBLEX solver shares (the `ProvisionEvidence` record, the official question, the
-final answer call), `_multihop` what the five multi-hop baselines share.
+`_common` holds what every KoBLEX solver shares (the `ProvisionEvidence` record, the official question, BM25
+top-k with optional reranking, the final answer call), `_multihop` what the five multi-hop baselines share
+(`MultihopRun`: a sample's recorded retrieval, question and prompts).
 """
 
 from koblex_tasks.solvers.koblex.beamaggr import beamaggr

@@ -1,12 +1,15 @@
-"""Helpers shared by the KoBLEX solvers: the evidence record, the official question, the final answer."""
+"""Helpers shared by the KoBLEX solvers: the evidence record, the official question, retrieval, the answer."""
 
 from inspect_ai.model import ChatMessageUser
 from inspect_ai.solver import Generate, TaskState
 from inspect_ai.util import store_as
 
+from koblex_tasks.corpus.retriever import Retriever
 from koblex_tasks.prompts import Prompt
 from koblex_tasks.solvers.common import recorded_prompt
 from koblex_tasks.tasks.koblex.evidence import ProvisionEvidence
+
+RERANK_DEPTH = 100  # BM25 candidates a reranker picks from
 
 
 def evidence(method: str, uses_retrieval: bool) -> ProvisionEvidence:
@@ -24,6 +27,13 @@ def koblex_prompt(state: TaskState, name: str, version: str = "v1") -> Prompt:
 def official_question(state: TaskState) -> str:
     """Background and question joined with no separator, exactly as the official scripts build `$question`."""
     return state.metadata["background"] + state.metadata["question"]
+
+
+async def top_provisions(retriever: Retriever, query: str, k: int, rerank_against: str) -> list[str]:
+    """Keys of BM25's top k for `query`; with a reranker, its top k against `rerank_against` of BM25's top 100."""
+    depth = k if retriever.reranker.name == "none" else max(k, RERANK_DEPTH)
+    hits = await retriever.arerank(rerank_against, await retriever.asearch(query, depth), k)
+    return [h.provision.key for h in hits]
 
 
 def answer_after_marker(completion: str, marker: str = "Answer:") -> str:

@@ -4,6 +4,10 @@ What the five official scripts (github.com/daehuikim/KoBLEX, `experiments/`) hav
 chat calls with the method's system prompt and client-side stop sequences, BM25 retrieval recorded in the
 `ProvisionEvidence` record, token log-probabilities, the IRCoT/FLARE interleaved reasoning loop, and the
 question decomposition tree of ProbTree and BeamAggr.
+
+Every multi-hop solver also takes `tokenizer` and `reranker`, the retrieval overrides of `solvers.common`
+(the official code used BM25 only), and `prompt_version`, the version of its prompt files. A sample's run
+starts with `MultihopRun.start`, which records the evidence, the retrieval and the method's prompts.
 """
 
 import ast
@@ -29,10 +33,9 @@ from inspect_ai.solver import TaskState
 from koblex_tasks.corpus.retriever import Retriever
 from koblex_tasks.prompts import Prompt
 from koblex_tasks.solvers.common import sample_retriever
-from koblex_tasks.solvers.koblex._common import evidence
+from koblex_tasks.solvers.koblex._common import evidence, koblex_prompt, official_question, top_provisions
 from koblex_tasks.tasks.koblex.evidence import ProvisionEvidence
 
-RERANK_DEPTH = 100
 SENTENCE_STOPS = [".", "!", "?"]  # the official ST_STOP: one reasoning sentence per call
 LOGPROBS_PROVIDERS = "openai, openai-api/*, vllm, sglang, hf, together, grok or google"
 
@@ -122,17 +125,6 @@ def softmax(scores: dict[str, float | None]) -> dict[str, float]:
     return {k: e / total for k, e in exps.items()}
 
 
-def after_marker(text: str, marker: str) -> str:
-    return text.split(marker)[-1].strip()
-
-
-def log_step(state: TaskState, method: str, step: dict[str, Any]) -> None:
-    """Append one intermediate step to `metadata[<method>_trace]` and show it in the transcript."""
-    key = f"{method}_trace"
-    state.metadata[key] = [*state.metadata.get(key, []), step]
-    transcript().info({method: step}, source=method)
-
-
 class RecordedRetrieval:
     """BM25 top-k (reranked when the task has a reranker) whose queries and results go to the evidence."""
 
@@ -150,30 +142,82 @@ class RecordedRetrieval:
         return cls(await sample_retriever(state, tokenizer=tokenizer, reranker=reranker), record, k)
 
     async def __call__(self, query: str) -> list[str]:
-        depth = self.k if self.retriever.reranker.name == "none" else max(self.k, RERANK_DEPTH)
-        hits = await self.retriever.arerank(query, await self.retriever.asearch(query, depth), self.k)
-        keys = [h.provision.key for h in hits]
+        keys = await top_provisions(self.retriever, query, self.k, rerank_against=query)
         self.record.queries = [*self.record.queries, query]
         self.record.retrieved = [*self.record.retrieved, keys]
         return keys
 
 
-def adopt_output(state: TaskState, completion: Completion, raw: str, answer: str) -> TaskState:
-    """Make an intermediate call the sample's final output (no extra model call), keeping the raw text."""
-    output = completion.output.model_copy(deep=True)
-    output.completion = answer
-    state.messages = [*completion.messages, ChatMessageAssistant(content=raw)]
-    state.output = output
-    state.metadata["raw_completion"] = raw
-    return state
+@dataclass(frozen=True)
+class MultihopMethod:
+    """A method's name (its evidence and `<name>_trace`) and its prompt files `koblex/<prefix>_<prompt>`."""
+
+    name: str
+    prompt_prefix: str
+    prompts: tuple[str, ...]  # loaded, and so recorded, in this order
 
 
-def composed_output(state: TaskState, answer: str, raw: str) -> TaskState:
-    """Final output for an answer assembled from several calls (no single reply holds it)."""
-    state.messages = [*state.messages[:1], ChatMessageAssistant(content=answer)]
-    state.output = ModelOutput.from_content(model=get_model().name, content=answer)
-    state.metadata["raw_completion"] = raw
-    return state
+@dataclass
+class MultihopRun:
+    """One sample's run of a multi-hop method: the recorded retrieval, the question and the method's prompts."""
+
+    state: TaskState
+    method: str
+    retrieve: RecordedRetrieval
+    question: str  # background + question, as the official scripts join them
+    prompts: dict[str, Prompt]  # by the name after the method's prefix: "system", "step", "cb", ...
+
+    @classmethod
+    async def start(
+        cls,
+        state: TaskState,
+        method: MultihopMethod,
+        k: int,
+        tokenizer: str | None,
+        reranker: str | None,
+        prompt_version: str,
+    ) -> "MultihopRun":
+        """Stamp the evidence record, get the sample's retriever, record the method's prompts."""
+        retrieve = await RecordedRetrieval.start(state, method.name, k, tokenizer, reranker)
+        prompts = {
+            name: koblex_prompt(state, f"{method.prompt_prefix}_{name}", prompt_version)
+            for name in method.prompts
+        }
+        return cls(state, method.name, retrieve, official_question(state), prompts)
+
+    @property
+    def record(self) -> ProvisionEvidence:
+        return self.retrieve.record
+
+    async def ask(
+        self, user: str, system: str | None = "system", stop: list[str] | None = None, logprobs: bool = False
+    ) -> Completion:
+        """One intermediate call with the method prompt named `system` as system text (None: no system turn)."""
+        return await complete(
+            self.method, self.prompts[system].text if system else None, user, stop=stop, logprobs=logprobs
+        )
+
+    def log(self, step: dict[str, Any]) -> None:
+        """Append one intermediate step to `metadata[<method>_trace]` and show it in the transcript."""
+        key = f"{self.method}_trace"
+        self.state.metadata[key] = [*self.state.metadata.get(key, []), step]
+        transcript().info({self.method: step}, source=self.method)
+
+    def adopt(self, completion: Completion, raw: str, answer: str) -> TaskState:
+        """Make an intermediate call the sample's final output (no extra model call), keeping the raw text."""
+        output = completion.output.model_copy(deep=True)
+        output.completion = answer
+        self.state.messages = [*completion.messages, ChatMessageAssistant(content=raw)]
+        self.state.output = output
+        self.state.metadata["raw_completion"] = raw
+        return self.state
+
+    def compose(self, answer: str, raw: str) -> TaskState:
+        """Final output for an answer assembled from several calls (no single reply holds it)."""
+        self.state.messages = [*self.state.messages[:1], ChatMessageAssistant(content=answer)]
+        self.state.output = ModelOutput.from_content(model=get_model().name, content=answer)
+        self.state.metadata["raw_completion"] = raw
+        return self.state
 
 
 # --- IRCoT / FLARE: one reasoning sentence per call, retrieval between sentences -------------------------
@@ -186,12 +230,15 @@ class Reasoning:
     last: Completion | None = None
 
 
+def step_prompt(run: MultihopRun, reasoning: Reasoning) -> str:
+    """The method's step prompt: every provision so far, the question, the sentences so far."""
+    return run.prompts["step"].render(
+        context="\n".join(reasoning.contexts), question=run.question, reasoning=" ".join(reasoning.steps)
+    )
+
+
 async def interleaved_reasoning(
-    state: TaskState,
-    method: str,
-    system: str,
-    step_prompt: Prompt,
-    question: str,
+    run: MultihopRun,
     first_contexts: list[str],
     marker: str,
     max_steps: int,
@@ -205,29 +252,22 @@ async def interleaved_reasoning(
     """
     reasoning = Reasoning(contexts=list(first_contexts))
     for step in range(max_steps):
-        prompt = step_prompt.render(
-            context="\n".join(reasoning.contexts), question=question, reasoning=" ".join(reasoning.steps)
-        )
-        reply = await complete(method, system, prompt, stop=SENTENCE_STOPS, logprobs=step_logprobs)
+        reply = await run.ask(step_prompt(run, reasoning), stop=SENTENCE_STOPS, logprobs=step_logprobs)
         reasoning.steps.append(reply.text)
         reasoning.last = reply
         if marker in reply.text:
-            log_step(state, method, {"step": step, "sentence": reply.text, "final": True})
+            run.log({"step": step, "sentence": reply.text, "final": True})
             break
         added = await next_contexts(reply)
         reasoning.contexts.extend(added)
-        log_step(state, method, {"step": step, "sentence": reply.text, "retrieved": added})
+        run.log({"step": step, "sentence": reply.text, "retrieved": added})
     return reasoning
 
 
-async def force_final(
-    method: str, system: str, step_prompt: Prompt, question: str, reasoning: Reasoning, marker: str
-) -> Completion:
-    """Append `marker` to the reasoning so far and ask once more, with no stop sequence."""
-    prompt = step_prompt.render(
-        context="\n".join(reasoning.contexts), question=question, reasoning=" ".join(reasoning.steps)
-    )
-    return await complete(method, system, f"{prompt} {marker}")
+async def force_final(run: MultihopRun, reasoning: Reasoning, marker: str) -> Completion:
+    """Append `marker` to the reasoning so far and ask once more, with no stop sequence (counted)."""
+    run.record.count("forced_final_answer")
+    return await run.ask(f"{step_prompt(run, reasoning)} {marker}")
 
 
 # --- ProbTree / BeamAggr: hierarchical question decomposition tree --------------------------------------
@@ -316,18 +356,18 @@ def post_order(nodes: list[TreeNode]) -> list[TreeNode]:
     return order
 
 
-async def decomposition_tree(
-    state: TaskState, method: str, tree_prompt: Prompt, max_nodes: int, record: ProvisionEvidence
-) -> list[TreeNode]:
+async def decomposition_tree(run: MultihopRun, max_nodes: int) -> list[TreeNode]:
     """Ask for the tree (one user turn: the official OpenAI script prepends the system text to it)."""
-    reply = await complete(
-        method,
-        None,
-        tree_prompt.render(background=state.metadata["background"], question=state.metadata["question"]),
+    state, method = run.state, run.method
+    reply = await run.ask(
+        run.prompts["tree"].render(
+            background=state.metadata["background"], question=state.metadata["question"]
+        ),
+        system=None,
     )
     decomposition = parse_json_object(reply.text)
     if decomposition is None:
-        record.count("tree_unparsed")
+        run.record.count("tree_unparsed")
         state.metadata[f"{method}_tree_reply"] = reply.text
     nodes = build_tree(decomposition, state.metadata["question"], max_nodes)
     state.metadata[f"{method}_tree"] = [
@@ -348,22 +388,16 @@ class NodeAnswer:
 
 
 async def closed_and_open_book(
-    method: str,
-    question: str,
-    docs: list[str],
-    prompts: dict[str, Prompt],
+    run: MultihopRun, question: str, docs: list[str]
 ) -> dict[Strategy, NodeAnswer]:
     """CB (no context) and OB (the retrieved provisions as context) answers to one node, with scores.
 
-    `prompts` holds cb, cb_system, ob and ob_system. Logprobs are requested; none is an error.
+    Uses the method's cb, cb_system, ob and ob_system prompts. Logprobs are requested; none is an error.
     """
-    cb = await complete(
-        method, prompts["cb_system"].text, prompts["cb"].render(question=question), logprobs=True
-    )
-    ob = await complete(
-        method,
-        prompts["ob_system"].text,
-        prompts["ob"].render(question=question, context="\n".join(docs)),
+    cb = await run.ask(run.prompts["cb"].render(question=question), system="cb_system", logprobs=True)
+    ob = await run.ask(
+        run.prompts["ob"].render(question=question, context="\n".join(docs)),
+        system="ob_system",
         logprobs=True,
     )
     return {

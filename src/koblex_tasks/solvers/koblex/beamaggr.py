@@ -28,18 +28,17 @@ from dataclasses import asdict, dataclass
 
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
-from koblex_tasks.solvers.koblex._common import koblex_prompt
+from koblex_tasks.solvers.common import require_positive
 from koblex_tasks.solvers.koblex._multihop import (
-    RecordedRetrieval,
+    MultihopMethod,
+    MultihopRun,
     closed_and_open_book,
-    composed_output,
     decomposition_tree,
-    log_step,
     post_order,
     softmax,
 )
 
-METHOD = "beamaggr"
+BEAMAGGR = MultihopMethod("beamaggr", "beamaggr", ("cb", "cb_system", "ob", "ob_system", "tree"))
 
 
 @dataclass
@@ -81,27 +80,18 @@ def beamaggr(
         beam_size: candidates kept per inner node (3 in the released predictions).
         max_tree_nodes: cap on decomposition tree nodes (the official code had none).
         official_first_answer: answer with the best candidate's first sub-answer only, as released.
-        tokenizer: override the task's BM25 tokenizer.
-        reranker: override the task's reranker (the official code used BM25 only).
+        tokenizer, reranker, prompt_version: as for every multi-hop solver (see `_multihop`).
     """
-    if beam_size < 1 or max_tree_nodes < 1:
-        raise ValueError("beam_size and max_tree_nodes must be positive")
+    require_positive(beam_size=beam_size, max_tree_nodes=max_tree_nodes)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        retrieve = await RecordedRetrieval.start(state, METHOD, k, tokenizer, reranker)
-        record = retrieve.record
-        prompts = {
-            name: koblex_prompt(state, f"beamaggr_{name}", prompt_version)
-            for name in ("cb", "cb_system", "ob", "ob_system")
-        }
-        nodes = await decomposition_tree(
-            state, METHOD, koblex_prompt(state, "beamaggr_tree", prompt_version), max_tree_nodes, record
-        )
+        run = await MultihopRun.start(state, BEAMAGGR, k, tokenizer, reranker, prompt_version)
+        nodes = await decomposition_tree(run, max_tree_nodes)
         beams: dict[int, list[Candidate]] = {}
         for node in post_order(nodes):
             if node.is_leaf:
-                docs = await retrieve(node.question)
-                options = await closed_and_open_book(METHOD, node.question, docs, prompts)
+                docs = await run.retrieve(node.question)
+                options = await closed_and_open_book(run, node.question, docs)
                 probs = softmax({name: a.score for name, a in options.items()})
                 candidates = [
                     Candidate([options["cb"].completion.text], probs["cb"], []),
@@ -110,18 +100,16 @@ def beamaggr(
                 beams[node.idx] = best(candidates, beam_size)
             else:
                 beams[node.idx] = aggregate([beams[s] for s in node.sons], beam_size)
-            log_step(
-                state,
-                METHOD,
+            run.log(
                 {
                     "node": node.idx,
                     "question": node.question,
                     "candidates": [asdict(c) for c in beams[node.idx]],
-                },
+                }
             )
         top = beams[0][0]
-        record.predicted = top.comb
+        run.record.predicted = top.comb
         answer = top.answers[0] if official_first_answer else " ".join(top.answers)
-        return composed_output(state, answer, "\n".join(top.answers))
+        return run.compose(answer, "\n".join(top.answers))
 
     return solve

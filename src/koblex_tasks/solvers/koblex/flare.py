@@ -28,21 +28,19 @@ Deviations from the official code:
 
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
-from koblex_tasks.solvers.koblex._common import koblex_prompt, official_question
+from koblex_tasks.solvers.common import require_positive
+from koblex_tasks.solvers.koblex._common import answer_after_marker
 from koblex_tasks.solvers.koblex._multihop import (
     Completion,
-    RecordedRetrieval,
-    adopt_output,
-    after_marker,
-    complete,
+    MultihopMethod,
+    MultihopRun,
     force_final,
     interleaved_reasoning,
-    log_step,
 )
 
-METHOD = "flare"
 FINAL = "So the answer is:"
 MASK = "_"
+FLARE = MultihopMethod("flare", "flare", ("system", "step", "query"))
 
 
 def mask_low_confidence(tokens: list[tuple[str, float]], threshold: float) -> tuple[str, bool]:
@@ -63,53 +61,37 @@ def flare(
     """FLARE: retrieve when a generated sentence contains low-confidence tokens.
 
     Args:
-        k: provisions retrieved per query (KoBLEX: 1).
+        k: provisions retrieved per query: the question, then each masked sentence's rewrite (KoBLEX: 1).
         max_steps: reasoning sentences before the final answer is forced (official: 5 for GPT-4o).
         threshold: token log-probability below which a token is uncertain (GPT-4o -0.70, Qwen3 -0.60,
             EXAONE -1.5).
-        tokenizer: override the task's BM25 tokenizer.
-        reranker: override the task's reranker (the official code used BM25 only).
+        tokenizer, reranker, prompt_version: as for every multi-hop solver (see `_multihop`).
     """
-    if max_steps < 1:
-        raise ValueError("max_steps must be positive")
+    require_positive(max_steps=max_steps)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        retrieve = await RecordedRetrieval.start(state, METHOD, k, tokenizer, reranker)
-        record = retrieve.record
-        question = official_question(state)
-        system = koblex_prompt(state, "flare_system", prompt_version).text
-        step_prompt = koblex_prompt(state, "flare_step", prompt_version)
-        query_prompt = koblex_prompt(state, "flare_query", prompt_version)
+        run = await MultihopRun.start(state, FLARE, k, tokenizer, reranker, prompt_version)
 
         async def retrieve_if_uncertain(reply: Completion) -> list[str]:
             masked, uncertain = mask_low_confidence(reply.tokens or [], threshold)
             if not uncertain:
                 return []
-            rewrite = await complete(METHOD, system, query_prompt.render(question=question, query=masked))
-            query = after_marker(rewrite.text, "New Query:")
-            log_step(state, METHOD, {"masked": masked, "query": query})
-            record.count("active_retrievals")
-            return await retrieve(query)
+            rewrite = await run.ask(run.prompts["query"].render(question=run.question, query=masked))
+            query = answer_after_marker(rewrite.text, "New Query:")
+            run.log({"masked": masked, "query": query})
+            run.record.count("active_retrievals")
+            return await run.retrieve(query)
 
+        first = await run.retrieve(run.question)
         reasoning = await interleaved_reasoning(
-            state,
-            METHOD,
-            system,
-            step_prompt,
-            question,
-            await retrieve(question),
-            FINAL,
-            max_steps,
-            retrieve_if_uncertain,
-            step_logprobs=True,
+            run, first, FINAL, max_steps, retrieve_if_uncertain, step_logprobs=True
         )
-        record.predicted = reasoning.contexts
+        run.record.predicted = reasoning.contexts
         last = reasoning.last
         if last is None or FINAL not in last.text:
-            record.count("forced_final_answer")
-            last = await force_final(METHOD, system, step_prompt, question, reasoning, FINAL)
+            last = await force_final(run, reasoning, FINAL)
             reasoning.steps[-1] = last.text  # official: the forced answer replaces the last sentence
-        answer = after_marker(after_marker(last.text, FINAL), "So the final answer is:")
-        return adopt_output(state, last, last.text, answer)
+        answer = answer_after_marker(answer_after_marker(last.text, FINAL), "So the final answer is:")
+        return run.adopt(last, last.text, answer)
 
     return solve

@@ -21,18 +21,18 @@ Deviations from the official code:
 
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
-from koblex_tasks.solvers.koblex._common import koblex_prompt, official_question
+from koblex_tasks.solvers.common import require_positive
+from koblex_tasks.solvers.koblex._common import answer_after_marker
 from koblex_tasks.solvers.koblex._multihop import (
     Completion,
-    RecordedRetrieval,
-    adopt_output,
-    after_marker,
+    MultihopMethod,
+    MultihopRun,
     force_final,
     interleaved_reasoning,
 )
 
-METHOD = "ircot"
 FINAL = "So the final answer is:"
+IRCOT = MultihopMethod("ircot", "ircot", ("system", "step"))
 
 
 @solver
@@ -46,45 +46,29 @@ def ircot(
     """IRCoT: every chain-of-thought sentence is the next retrieval query.
 
     Args:
-        k: provisions retrieved per query (KoBLEX: 1).
+        k: provisions retrieved per query: the question, then each sentence (KoBLEX: 1).
         max_steps: reasoning sentences before the final answer is forced (official: 5).
-        tokenizer: override the task's BM25 tokenizer.
-        reranker: override the task's reranker (the official code used BM25 only).
+        tokenizer, reranker, prompt_version: as for every multi-hop solver (see `_multihop`).
     """
-    if max_steps < 1:
-        raise ValueError("max_steps must be positive")
+    require_positive(max_steps=max_steps)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        retrieve = await RecordedRetrieval.start(state, METHOD, k, tokenizer, reranker)
-        record = retrieve.record
-        question = official_question(state)
-        system = koblex_prompt(state, "ircot_system", prompt_version).text
-        step_prompt = koblex_prompt(state, "ircot_step", prompt_version)
+        run = await MultihopRun.start(state, IRCOT, k, tokenizer, reranker, prompt_version)
 
         async def sentence_as_query(reply: Completion) -> list[str]:
             if not reply.text:
-                record.count("empty_sentences")
+                run.record.count("empty_sentences")
                 return []
-            return await retrieve(reply.text)
+            return await run.retrieve(reply.text)
 
-        reasoning = await interleaved_reasoning(
-            state,
-            METHOD,
-            system,
-            step_prompt,
-            question,
-            await retrieve(question),
-            FINAL,
-            max_steps,
-            sentence_as_query,
-        )
-        record.predicted = reasoning.contexts
+        first = await run.retrieve(run.question)
+        reasoning = await interleaved_reasoning(run, first, FINAL, max_steps, sentence_as_query)
+        run.record.predicted = reasoning.contexts
         last = reasoning.steps[-1]
         if FINAL in last and reasoning.last is not None:
-            return adopt_output(state, reasoning.last, last, after_marker(last, FINAL))
-        record.count("forced_final_answer")
-        final = await force_final(METHOD, system, step_prompt, question, reasoning, FINAL)
+            return run.adopt(reasoning.last, last, answer_after_marker(last, FINAL))
+        final = await force_final(run, reasoning, FINAL)
         text = final.text.split(last)[-1] if last else final.text  # official: drop an echo of the last step
-        return adopt_output(state, final, final.text, after_marker(text, FINAL))
+        return run.adopt(final, final.text, answer_after_marker(text, FINAL))
 
     return solve

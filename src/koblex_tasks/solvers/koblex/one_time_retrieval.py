@@ -15,9 +15,8 @@ from koblex_tasks.solvers.koblex._common import (
     join_provisions,
     koblex_prompt,
     official_question,
+    top_provisions,
 )
-
-RERANK_DEPTH = 100
 
 
 @solver
@@ -33,8 +32,9 @@ def one_time_retrieval(
     Args:
         k: provisions to retrieve, or "gold" for the paper's (leaky) number of gold provisions.
         cot: reason before answering (the paper's "CoT + one-time retrieval").
-        tokenizer: override the task's BM25 tokenizer.
-        reranker: override the task's reranker; with one, BM25 fetches 100 candidates and the reranker keeps k.
+        tokenizer, reranker: retrieval overrides (see `solvers.common`); with a reranker, BM25 fetches 100
+            candidates and the reranker keeps k.
+        prompt_version: version of the `sp_or` / `cot_or` prompt files.
     """
     if k != "gold" and (not isinstance(k, int) or k < 1):
         raise ValueError(f"k must be a positive integer or 'gold', got {k!r}")
@@ -44,9 +44,7 @@ def one_time_retrieval(
         n = len(state.metadata["gold_provisions"]) if k == "gold" else int(k)
         retriever = await sample_retriever(state, tokenizer=tokenizer, reranker=reranker)
         query = official_question(state)
-        depth = n if retriever.reranker.name == "none" else max(n, RERANK_DEPTH)
-        hits = await retriever.arerank(state.metadata["question"], await retriever.asearch(query, depth), n)
-        keys = [h.provision.key for h in hits]
+        keys = await top_provisions(retriever, query, n, rerank_against=state.metadata["question"])
         record.queries = [query]
         record.retrieved = [keys]
         record.predicted = keys

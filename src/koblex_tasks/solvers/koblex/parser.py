@@ -21,7 +21,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import collect
 
 from koblex_tasks.corpus.retriever import Hit, Retriever
-from koblex_tasks.solvers.common import ask, sample_retriever
+from koblex_tasks.solvers.common import ask, require_positive, sample_retriever
 from koblex_tasks.solvers.koblex._common import (
     answer_after_marker,
     answer_with_prompt,
@@ -92,11 +92,10 @@ def parser(
         official_selection_bug: select from the first provision's candidates for every provision, as the
             released code did.
         max_provisions: cap on parametric provisions used (None = all, as in the paper).
-        tokenizer: override the task's BM25 tokenizer.
-        reranker: override the task's reranker ("none" keeps BM25 order).
+        tokenizer, reranker: retrieval overrides (see `solvers.common`); reranker "none" keeps BM25 order.
+        prompt_version: version of the `parser_*` prompt files.
     """
-    if k < 1 or l < 1:
-        raise ValueError("k and l must be positive")
+    require_positive(k=k, l=l)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         record = evidence("parser", uses_retrieval=True)

@@ -28,23 +28,23 @@ Deviations from the official code:
 
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
-from koblex_tasks.solvers.koblex._common import koblex_prompt
+from koblex_tasks.solvers.common import require_positive
+from koblex_tasks.solvers.koblex._common import answer_after_marker
 from koblex_tasks.solvers.koblex._multihop import (
+    MultihopMethod,
+    MultihopRun,
     NodeAnswer,
-    RecordedRetrieval,
-    adopt_output,
-    after_marker,
     closed_and_open_book,
-    complete,
     decomposition_tree,
-    log_step,
     mean_logprob,
     post_order,
     tokens_after,
 )
 
-METHOD = "probtree"
 FINAL = "So the answer is:"
+PROBTREE = MultihopMethod(
+    "probtree", "probtree", ("cb", "cb_system", "ob", "ob_system", "ca", "ca_system", "tree")
+)
 
 
 @solver
@@ -58,35 +58,25 @@ def probtree(
     """ProbTree: per tree node, the most confident of closed-book, open-book and child-aggregated answers.
 
     Args:
-        k: provisions retrieved per node for the open-book answer (KoBLEX: 3).
+        k: provisions retrieved per node, inner nodes included, for its open-book answer (KoBLEX: 3).
         max_tree_nodes: cap on decomposition tree nodes (the official code had none).
-        tokenizer: override the task's BM25 tokenizer.
-        reranker: override the task's reranker (the official code used BM25 only).
+        tokenizer, reranker, prompt_version: as for every multi-hop solver (see `_multihop`).
     """
-    if max_tree_nodes < 1:
-        raise ValueError("max_tree_nodes must be positive")
+    require_positive(max_tree_nodes=max_tree_nodes)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        retrieve = await RecordedRetrieval.start(state, METHOD, k, tokenizer, reranker)
-        record = retrieve.record
-        prompts = {
-            name: koblex_prompt(state, f"probtree_{name}", prompt_version)
-            for name in ("cb", "cb_system", "ob", "ob_system", "ca", "ca_system")
-        }
-        nodes = await decomposition_tree(
-            state, METHOD, koblex_prompt(state, "probtree_tree", prompt_version), max_tree_nodes, record
-        )
+        run = await MultihopRun.start(state, PROBTREE, k, tokenizer, reranker, prompt_version)
+        nodes = await decomposition_tree(run, max_tree_nodes)
         answers: dict[int, NodeAnswer] = {}
         comb: list[str] = []
         for node in post_order(nodes):
-            docs = await retrieve(node.question)
-            options = await closed_and_open_book(METHOD, node.question, docs, prompts)
+            docs = await run.retrieve(node.question)
+            options = await closed_and_open_book(run, node.question, docs)
             if not node.is_leaf:
                 context = "".join(f"{nodes[s].question} {answers[s].completion.text}\n" for s in node.sons)
-                ca = await complete(
-                    METHOD,
-                    prompts["ca_system"].text,
-                    prompts["ca"].render(question=node.question, context=context),
+                ca = await run.ask(
+                    run.prompts["ca"].render(question=node.question, context=context),
+                    system="ca_system",
                     logprobs=True,
                 )
                 options["ca"] = NodeAnswer("ca", ca, mean_logprob(tokens_after(ca.tokens or [], FINAL)))
@@ -94,9 +84,7 @@ def probtree(
             if best.strategy == "ob" and docs:
                 comb.append(docs[0])
             answers[node.idx] = best
-            log_step(
-                state,
-                METHOD,
+            run.log(
                 {
                     "idx": node.idx,
                     "question": node.question,
@@ -104,12 +92,12 @@ def probtree(
                     "scores": {name: a.score for name, a in options.items()},
                     "retrieved": docs,
                     "answer": best.completion.text,
-                },
+                }
             )
-        record.predicted = comb
+        run.record.predicted = comb
         root = answers[0]
-        return adopt_output(
-            state, root.completion, root.completion.text, after_marker(root.completion.text, FINAL)
+        return run.adopt(
+            root.completion, root.completion.text, answer_after_marker(root.completion.text, FINAL)
         )
 
     return solve

@@ -1,9 +1,9 @@
 """Replay: turn a released prediction file into an ordinary Inspect run, scored by the same scorers."""
 
-from inspect_ai.model import ChatMessageAssistant, ModelOutput
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from koblex_tasks.errors import DataError
+from koblex_tasks.solvers.common import replayed_output
 from koblex_tasks.solvers.koblex._common import evidence, official_question
 from koblex_tasks.tasks.koblex.released import (
     index_by_question,
@@ -39,8 +39,6 @@ def replay(file: str, method: str | None = None, model_name: str | None = None) 
             "method": method,
             "model": model_name,
         }
-        state.output = ModelOutput.from_content(model=model_name, content=prediction.answer)
-        state.messages.append(ChatMessageAssistant(content=prediction.answer, model=model_name))
-        return state
+        return replayed_output(state, model_name, prediction.answer)
 
     return solve

@@ -28,16 +28,10 @@ Deviations from the official code:
 
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
-from koblex_tasks.solvers.koblex._common import koblex_prompt, official_question
-from koblex_tasks.solvers.koblex._multihop import (
-    SENTENCE_STOPS,
-    RecordedRetrieval,
-    adopt_output,
-    complete,
-    log_step,
-)
+from koblex_tasks.solvers.common import require_positive
+from koblex_tasks.solvers.koblex._multihop import SENTENCE_STOPS, MultihopMethod, MultihopRun
 
-METHOD = "self_ask"
+SELF_ASK = MultihopMethod("self_ask", "selfask", ("system", "answer", "question"))
 FOLLOW_UP = "Follow up:"
 FINAL = "So the final answer is:"
 PRESS_STOPS = ["\nIntermediate answer:"]
@@ -73,50 +67,39 @@ def self_ask(
         k: provisions retrieved per follow-up (KoBLEX: 1).
         max_steps: self-ask calls before the final answer is forced (official: 5).
         official_stops: reproduce the released script's stop sequences and trigger (retrieves at most once).
-        tokenizer: override the task's BM25 tokenizer.
-        reranker: override the task's reranker (the official code used BM25 only).
+        tokenizer, reranker, prompt_version: as for every multi-hop solver (see `_multihop`).
     """
-    if max_steps < 1:
-        raise ValueError("max_steps must be positive")
+    require_positive(max_steps=max_steps)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        retrieve = await RecordedRetrieval.start(state, METHOD, k, tokenizer, reranker)
-        record = retrieve.record
-        system = koblex_prompt(state, "selfask_system", prompt_version).text
-        answer_prompt = koblex_prompt(state, "selfask_answer", prompt_version)
-        prompt = koblex_prompt(state, "selfask_question", prompt_version).render(
-            question=official_question(state)
-        )
+        run = await MultihopRun.start(state, SELF_ASK, k, tokenizer, reranker, prompt_version)
+        prompt = run.prompts["question"].render(question=run.question)
         stops = OFFICIAL_STOPS if official_stops else PRESS_STOPS
         provisions: list[str] = []
         reply = None
         for step in range(max_steps):
-            reply = await complete(METHOD, system, prompt, stop=stops)
-            question = follow_up_question(reply.text, official_stops)
-            if question is None:
+            reply = await run.ask(prompt, stop=stops)
+            follow_up = follow_up_question(reply.text, official_stops)
+            if follow_up is None:
                 if FINAL in reply.text:
                     break
-                record.count("replies_without_follow_up")  # the official loop re-asks the same prompt
+                run.record.count("replies_without_follow_up")  # the official loop re-asks the same prompt
                 continue
-            keys = await retrieve(question)
+            keys = await run.retrieve(follow_up)
             provisions.extend(keys)
-            answer = await complete(
-                METHOD,
-                system,
-                answer_prompt.render(question=question, provision="\n".join(keys)),
+            answer = await run.ask(
+                run.prompts["answer"].render(question=follow_up, provision="\n".join(keys)),
                 stop=SENTENCE_STOPS,
             )
             separator = " " if prompt.endswith(":") else ""
             prompt += f"{separator}{reply.text}\nIntermediate answer: {answer.text}\n"
-            log_step(
-                state,
-                METHOD,
-                {"step": step, "follow_up": question, "retrieved": keys, "intermediate_answer": answer.text},
+            run.log(
+                {"step": step, "follow_up": follow_up, "retrieved": keys, "intermediate_answer": answer.text}
             )
-        record.predicted = provisions
+        run.record.predicted = provisions
         if reply is None or FINAL not in reply.text:
-            record.count("forced_final_answer")
-            reply = await complete(METHOD, system, prompt + "\n" + FINAL, stop=["\n"])
-        return adopt_output(state, reply, reply.text, last_line_value(reply.text))
+            run.record.count("forced_final_answer")
+            reply = await run.ask(prompt + "\n" + FINAL, stop=["\n"])
+        return run.adopt(reply, reply.text, last_line_value(reply.text))
 
     return solve

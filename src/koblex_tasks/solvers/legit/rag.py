@@ -30,8 +30,7 @@ def legit_rag(
     Args:
         corpus: local statute JSONL (default: the task's corpus setting, else the hub statute dataset).
         k: provisions in the prompt.
-        tokenizer: BM25 tokenizer override ("kiwi" or "official").
-        reranker: reranker override ("none", "bge" or a cross-encoder id/path).
+        tokenizer, reranker: retrieval overrides (see `solvers.common`).
         rerank_from: BM25 candidates to rerank (default 4*k) when a reranker is set.
         prompt_version: version of the LEGIT prompt files.
     """

@@ -1,9 +1,9 @@
 """`legit_replay`: a released LEGIT response file as the model's answers, graded by the judge as usual."""
 
-from inspect_ai.model import ChatMessageAssistant, ModelOutput
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from koblex_tasks.errors import DataError
+from koblex_tasks.solvers.common import replayed_output
 from koblex_tasks.tasks.legit.responses import infer_model_name, load_responses
 
 
@@ -29,8 +29,6 @@ def legit_replay(file: str, model_name: str | None = None) -> Solver:
                 "the documents the file answers)",
             )
         state.metadata["replay"] = {"file": str(file), "generator": generator}
-        state.output = ModelOutput.from_content(model=generator, content=response)
-        state.messages.append(ChatMessageAssistant(content=response, model=generator))
-        return state
+        return replayed_output(state, generator, response)
 
     return solve

@@ -48,7 +48,7 @@ KOBLEX = register_benchmark(
         stratum=StratumSpec("hop_count", "hops", name_template="hop{group_name}"),
         headline=("provision_f1", "provision_em", "token_f1"),
         ranking="provision_f1",
-        variants={"official_scoring": "official scoring", "lang": "language"},
+        variants={"official_scoring": "official scoring"},
         subset_args=("hops",),
         replay_solvers=("koblex_tasks/replay",),
         full_corpus_size=FULL_CORPUS_SIZE,

@@ -12,6 +12,7 @@ from inspect_ai.model import GenerateConfig
 from inspect_ai.solver import Solver
 
 from koblex_tasks import __version__
+from koblex_tasks.corpus.dense import DEFAULT_DENSE_MODEL
 from koblex_tasks.corpus.retriever import RetrieverSettings
 from koblex_tasks.corpus.statutes import STATUTE_HF_REVISION
 from koblex_tasks.judge_role import grader_bound
@@ -79,12 +80,12 @@ def koblex(
         tokenizer=tokenizer,
         reranker=reranker,
         retrieval=retrieval,
-        dense_model=dense_model,
+        dense_model=dense_model or DEFAULT_DENSE_MODEL,
     )
     dataset = koblex_dataset(questions, lang, {RETRIEVAL_METADATA_KEY: settings.as_dict()})
     if hops is not None:
         wanted = {hops} if isinstance(hops, int) else set(hops)
-        dataset = dataset.filter(lambda s: s.metadata["hop_count"] in wanted)
+        dataset = dataset.filter(lambda s: (s.metadata or {}).get("hop_count") in wanted)
     use_judge = grader_bound() if judge is None else judge
     scorers = [provision_match(), token_f1(official=official)]
     if use_judge:

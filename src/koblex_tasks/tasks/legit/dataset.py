@@ -4,7 +4,6 @@ Records (one JSON object per line): `doc_id`, `issue_id` (always "" in the test 
 `issues` (an issue tree, see `tasks/legit/issues.py`) and `difficulty` (derived from the node count).
 """
 
-import json
 import os
 import tempfile
 import urllib.request
@@ -292,18 +291,3 @@ def legit_dataset(
     records: list[LegitRecord], name: str = "legit", extra_metadata: dict[str, Any] | None = None
 ) -> MemoryDataset:
     return MemoryDataset([record_to_sample(r, extra_metadata) for r in records], name=name)
-
-
-def dump_record(record: LegitRecord) -> str:
-    """One JSONL line for `record` (used by tests to write variants of real records)."""
-    return json.dumps(
-        {
-            "doc_id": record.doc_id,
-            "issue_id": record.issue_id,
-            "question": record.question,
-            "answer": record.answer,
-            "issues": [i.as_dict() for i in record.issues],
-            "difficulty": record.difficulty,
-        },
-        ensure_ascii=False,
-    )

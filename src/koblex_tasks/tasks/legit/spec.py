@@ -44,6 +44,7 @@ LEGIT = register_benchmark(
         ranking="legit_score",
         variants={"rule": "rule"},
         subset_args=("difficulty", "doc_ids"),
+        filter_args=("responses",),
         replay_solvers=("koblex_tasks/legit_replay",),
         full_corpus_size=None,  # scores do not depend on a statute corpus (legit_rag is an extra)
         paper_protocol={"solver": "legit_predict", "rule": "paper", "judge": "gpt-4.1 / open judges"},

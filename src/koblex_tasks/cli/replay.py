@@ -1,0 +1,143 @@
+"""`koblex replay FILE`: a released prediction or response file as a scored Inspect eval log.
+
+The runners live in `koblex_tasks.replay`; this module only picks one, checks that a judge-scored benchmark
+has a judge, and prints the headline (its last stdout line is one JSON object, for scripts).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import click
+
+from koblex_tasks.cli._base import KoblexCommand, RunFailed, argument, echo_json
+from koblex_tasks.errors import DataError
+from koblex_tasks.spec import BenchmarkSpec
+from koblex_tasks.tasks import benchmark_specs, spec_for_task
+
+__all__ = ["detect_benchmark", "replay"]
+
+
+@dataclass(frozen=True)
+class ReplayArgs:
+    """The command line of `koblex replay`, as one value for the runners."""
+
+    file: str
+    data: str | None
+    grader: str | None
+    rule: str
+    official: bool
+    log_dir: str
+    method: str | None
+    model_name: str | None
+
+
+@dataclass(frozen=True)
+class Replayed:
+    """What a runner reports: the lines to print, then the headline means (printed last, as JSON)."""
+
+    lines: list[str]
+    headline: dict[str, float]
+
+
+def detect_benchmark(file: str) -> str:
+    """LEGIT response files have `doc_id`/`response`; KoBLEX prediction files have `question`/`answers`."""
+    from koblex_tasks.jsonl import read_jsonl
+
+    for _, first in read_jsonl(file):
+        return "legit" if "doc_id" in first and "response" in first else "koblex"
+    raise DataError(file, None, "the file is empty")
+
+
+def _replay_koblex(args: ReplayArgs, spec: BenchmarkSpec) -> Replayed:
+    from koblex_tasks.replay.koblex import run_replay
+
+    result = run_replay(
+        args.file,
+        data=args.data,
+        official=args.official,
+        log_dir=args.log_dir,
+        method=args.method,
+        model_name=args.model_name,
+    )
+    summary = f"method: {result.method}  model: {result.model}  log: {result.log.location}"
+    table = [f"  {name:<14} {100 * value:6.2f}" for name, value in result.headline.items()]
+    return Replayed([summary, *table], result.headline)
+
+
+def _replay_legit(args: ReplayArgs, spec: BenchmarkSpec) -> Replayed:
+    from koblex_tasks.replay.legit import run_legit_replay
+    from koblex_tasks.replay.run import headline_means
+
+    log = run_legit_replay(
+        args.file,
+        data=args.data,
+        grader=args.grader,
+        log_dir=args.log_dir,
+        rule=args.rule,
+        model_name=args.model_name,
+    )
+    generator = (log.eval.metadata or {}).get("generator")
+    summary = f"benchmark: {spec.name}  generator: {generator}  log: {log.location}"
+    return Replayed([summary], headline_means(log, spec))
+
+
+# The one place that knows which runner replays which benchmark (they take different arguments).
+RUNNERS: dict[str, Callable[[ReplayArgs, BenchmarkSpec], Replayed]] = {
+    "koblex": _replay_koblex,
+    "legit": _replay_legit,
+}
+
+
+def _needs_judge(spec: BenchmarkSpec) -> bool:
+    return any(s.judge and s.required for s in spec.scorers)
+
+
+@click.command(cls=KoblexCommand)
+@argument("file", help="released prediction file (parser_gpt4o.jsonl) or LEGIT responses file")
+@click.option(
+    "--benchmark",
+    type=click.Choice([s.name for s in benchmark_specs()]),
+    default=None,
+    help="which benchmark the file belongs to (default: detected from its first line)",
+)
+@click.option("--data", default=None, help="local questions JSONL (default: the published dataset)")
+@click.option("--grader", default=None, help="LEGIT only (required): the judge model, e.g. openai/gpt-4.1")
+@click.option(
+    "--rule", type=click.Choice(["paper", "official"]), default="paper", help="LEGIT only: scoring rule"
+)
+@click.option("--official", is_flag=True, help="score exactly like the paper's evaluation script")
+@click.option("--log-dir", default="logs", help="where the eval log is written (default: ./logs)")
+@click.option("--method", default=None, help="method name to record (default: inferred from file name)")
+@click.option("--model-name", default=None, help="model name to record (default: inferred from file name)")
+def replay(
+    file: str,
+    benchmark: str | None,
+    data: str | None,
+    grader: str | None,
+    rule: str,
+    official: bool,
+    log_dir: str,
+    method: str | None,
+    model_name: str | None,
+) -> None:
+    """Turn a released prediction file into a scored Inspect eval log.
+
+    The last line printed is the headline means as one JSON object, for scripts.
+    """
+    args = ReplayArgs(file, data, grader, rule, official, log_dir, method, model_name)
+    name = benchmark or detect_benchmark(args.file)
+    spec = spec_for_task(name)
+    runner = RUNNERS.get(name)
+    if spec is None or runner is None:
+        raise click.UsageError(f"no replay runner for benchmark {name!r} (have {sorted(RUNNERS)})")
+    if args.grader is None and _needs_judge(spec):
+        raise click.UsageError(f"{spec.title} answers can only be scored by a judge: pass --grader <model>")
+    try:
+        replayed = runner(args, spec)
+    except RuntimeError as exc:  # the runners' "did not finish": the input was read, its eval failed
+        raise RunFailed(str(exc)) from exc
+    for line in replayed.lines:
+        click.echo(line)
+    echo_json(replayed.headline)

@@ -1,0 +1,79 @@
+"""Does a log hold the whole dataset, every epoch of every sample exactly once, without errors?"""
+
+from collections import Counter
+from dataclasses import dataclass
+
+from inspect_ai.log import EvalLog, EvalSample
+
+from koblex_tasks.leaderboard.identity import RunIdentity
+from koblex_tasks.leaderboard.rejection import Problems
+
+
+@dataclass(frozen=True)
+class Coverage:
+    sample_ids: list[str]  # sorted
+    epochs: int
+    subset_why: list[str]  # why the run is a subset of its dataset (empty: a full run)
+
+    @property
+    def subset(self) -> bool:
+        return bool(self.subset_why)
+
+
+def declared_subset(log: EvalLog, run: RunIdentity) -> list[str]:
+    """Options that select part of the dataset: Inspect's own, and the task arguments the spec names."""
+    cfg, args, spec = log.eval.config, log.eval.task_args or {}, run.spec
+    why: list[str] = []
+    if cfg.limit is not None:
+        why.append(f"--limit {cfg.limit}")
+    if cfg.sample_id is not None:
+        why.append("--sample-id")
+    why += [f"{option}={args[option]!r}" for option in spec.subset_args if args.get(option) is not None]
+    official = spec.official_size
+    if official is not None and run.dataset_size is not None and run.dataset_size < official:
+        why += [
+            f"{option} filter kept {run.dataset_size} of {official} items"
+            for option in spec.filter_args
+            if args.get(option)
+        ]
+    return why
+
+
+def check_coverage(
+    log: EvalLog, samples: list[EvalSample], run: RunIdentity, problems: Problems, allow_subset: bool
+) -> Coverage:
+    epochs = int(log.eval.config.epochs or 1)
+    subset_why = declared_subset(log, run)
+    seen = Counter((str(s.id), int(s.epoch)) for s in samples)
+    dupes = sorted(k for k, n in seen.items() if n > 1)
+    if dupes:
+        problems.add(f"{len(dupes)} (sample id, epoch) pairs appear more than once, e.g. {dupes[0]}")
+    ids = sorted({sid for sid, _ in seen})
+    bad_epochs = sorted({e for _, e in seen if not 1 <= e <= epochs})
+    if bad_epochs:
+        problems.add(f"epochs {bad_epochs} outside 1..{epochs}")
+    incomplete = [(sid, e) for sid in ids for e in range(1, epochs + 1) if (sid, e) not in seen]
+    if incomplete:
+        problems.add(f"{len(incomplete)} sample/epoch pairs missing, e.g. {incomplete[0]}")
+    declared = list(log.eval.dataset.sample_ids or []) if log.eval.dataset else []
+    if not samples:
+        problems.add("the log holds no samples")
+    elif declared and set(map(str, declared)) - set(ids):
+        lost = sorted(set(map(str, declared)) - set(ids))
+        problems.add(f"{len(lost)} sample ids of the eval are missing from the log, e.g. {lost[0]!r}")
+    size = run.dataset_size
+    if size is not None and ids and len(ids) < size and not subset_why:
+        subset_why.append(f"only {len(ids)} of the dataset's {size} samples")
+    if size is not None and len(ids) > size:
+        problems.add(f"{len(ids)} sample ids but the dataset has {size}")
+    errored = [str(s.id) for s in samples if s.error is not None]
+    if errored:
+        problems.add(f"{len(errored)} samples ended in an error, e.g. {errored[0]!r}")
+    if subset_why and not allow_subset:
+        problems.add(
+            "a subset of the dataset ("
+            + ", ".join(subset_why)
+            + "): subsets are never ranked with full runs; "
+            "pass --allow-subset to store it on a separate subset board"
+        )
+    return Coverage(ids, epochs, subset_why)

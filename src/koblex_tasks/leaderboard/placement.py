@@ -1,0 +1,82 @@
+"""Which board a run belongs to: benchmark, language, dataset, corpus completeness, scoring variant, subset.
+
+Rows on different boards are never ranked together. Everything here is read from the spec and the log header.
+"""
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from koblex_tasks.leaderboard.coverage import Coverage
+from koblex_tasks.leaderboard.identity import RunIdentity
+
+
+@dataclass(frozen=True)
+class Placement:
+    board_key: str
+    board_label: str
+    corpus_status: str  # "full" | "partial" | "unknown"
+    corpus: dict[str, Any]
+
+
+def _local_corpus(path_text: str, full_size: int) -> tuple[str, dict[str, Any]]:
+    path = Path(path_text)
+    if not path.is_file():
+        return "unknown", {"kind": "local file (not found at submission)", "path": path_text}
+    digest = hashlib.sha256()
+    lines = 0
+    with path.open("rb") as fh:
+        for line in fh:
+            digest.update(line)
+            lines += bool(line.strip())
+    status = "partial" if lines < full_size else "full"
+    return status, {"kind": "local file", "path": path_text, "size": lines, "sha256": digest.hexdigest()}
+
+
+def corpus_of(run: RunIdentity, replay: bool) -> tuple[str, dict[str, Any]]:
+    """Corpus completeness and its description.
+
+    Replays re-score predictions the paper produced on its full pool: nothing of ours was retrieved, so their
+    `retrieval` metadata (the task default) is not used; they count as full. A run on the hub corpus
+    (``corpus=None``) is full; a local corpus file is measured (paragraph count and sha256): fewer paragraphs
+    than the spec's full pool is partial; a local file that is gone is unknown. A benchmark whose scores do not
+    depend on a corpus counts as full.
+    """
+    full_size = run.spec.full_corpus_size
+    retrieval = run.metadata.get("retrieval") or {}
+    if full_size is None:
+        return "full", {"kind": "not applicable: scores do not depend on a statute corpus"}
+    if replay:
+        return "full", {
+            "kind": "released predictions (the paper's full corpus; no retrieval re-run)",
+            "size": full_size,
+        }
+    corpus = retrieval.get("corpus")
+    if corpus is None:
+        return "full", {
+            "kind": "hub statute dataset",
+            "revision": retrieval.get("corpus_revision") or "main",
+            "lang": retrieval.get("lang"),
+        }
+    return _local_corpus(str(corpus), full_size)
+
+
+def place(run: RunIdentity, coverage: Coverage, task_args: dict[str, Any], replay: bool) -> Placement:
+    spec, meta = run.spec, run.metadata
+    corpus_status, corpus = corpus_of(run, replay)
+    variants = [f"{label}={meta.get(key)}" for key, label in spec.variants.items()]
+    lang = task_args.get("lang") or (meta.get("retrieval") or {}).get("lang") or "ko"
+    key_parts = [
+        spec.name,
+        f"lang={lang}",
+        f"dataset={run.fingerprint}",
+        f"corpus={corpus_status}",
+        *variants,
+    ]
+    label = " · ".join([spec.name, str(lang), f"{corpus_status} corpus", *variants])
+    if coverage.subset:
+        ids_hash = hashlib.sha256("\n".join(coverage.sample_ids).encode("utf-8")).hexdigest()[:12]
+        key_parts.append(f"subset={ids_hash}")
+        label += f" · SUBSET {len(coverage.sample_ids)}/{run.dataset_size} ({', '.join(coverage.subset_why)})"
+    return Placement(" | ".join(key_parts), label, corpus_status, corpus)

@@ -1,0 +1,90 @@
+"""What a stored run records about how it was produced: model, solver, task, data, corpus, judges, versions."""
+
+import math
+from typing import Any
+
+from inspect_ai.log import EvalLog
+
+from koblex_tasks.leaderboard.coverage import Coverage
+from koblex_tasks.leaderboard.identity import RunIdentity
+from koblex_tasks.leaderboard.placement import Placement
+from koblex_tasks.leaderboard.scores import ScoreTable
+
+
+def jsonable(value: Any) -> Any:
+    """Plain JSON data (pydantic models dumped, NaN -> None)."""
+    if hasattr(value, "model_dump"):
+        value = value.model_dump(exclude_none=True)
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple | set):
+        return [jsonable(v) for v in value]
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    return str(value)
+
+
+def judge_model_of(log: EvalLog, role: str) -> str | None:
+    bound = (log.eval.model_roles or {}).get(role)
+    if bound is None:
+        return None
+    return getattr(bound, "model", None) or str(bound)
+
+
+def split_usage(log: EvalLog, judge: str | None) -> dict[str, Any]:
+    """Token usage of the evaluated model and of the judge, from the log's stats."""
+    stats = log.stats
+    usage = {k: jsonable(v) for k, v in ((stats.model_usage if stats else None) or {}).items()}
+    judge_usage = {k: v for k, v in usage.items() if judge and (k == judge or k.endswith("/" + judge))}
+    model_usage = {k: v for k, v in usage.items() if k not in judge_usage}
+    return {"model": model_usage, "judge": judge_usage}
+
+
+def provenance(
+    log: EvalLog,
+    run: RunIdentity,
+    coverage: Coverage,
+    placement: Placement,
+    table: ScoreTable,
+    replay: bool,
+) -> dict[str, Any]:
+    ev, meta = log.eval, run.metadata
+    solver_args = dict(ev.solver_args or {})
+    method = meta.get("method") or solver_args.get("method")
+    judge_model = judge_model_of(log, run.spec.judge_role)
+    variants = [f"{label}={meta.get(key)}" for key, label in run.spec.variants.items()]
+    return {
+        "model": ev.model,
+        "solver": ev.solver or "(task default)",
+        "solver_args": jsonable(solver_args),
+        "task": run.spec.task,
+        "task_version": ev.task_version,
+        "task_args": jsonable(ev.task_args_passed or {}),
+        "dataset": {
+            "source": meta.get("dataset_source"),
+            "fingerprint": run.fingerprint,
+            "size": run.dataset_size,
+            "samples_in_log": len(coverage.sample_ids),
+            "epochs": coverage.epochs,
+        },
+        "corpus": placement.corpus,
+        "retrieval": None if replay else jsonable(meta.get("retrieval")),
+        "scoring": ", ".join(variants),
+        "prompts": {k: sorted(v) for k, v in sorted(table.prompts.items())},
+        "judge_model": judge_model,
+        "judges": {name: tally.as_dict() for name, tally in table.judges.items()},
+        "versions": jsonable(ev.packages or {}),
+        "usage": split_usage(log, judge_model),
+        "date": ev.created,
+        "eval_id": ev.eval_id,
+        "replay": {"file": meta.get("replay_file"), "method": method} if replay else None,
+        "git": jsonable(ev.revision) if ev.revision else None,
+    }
+
+
+def default_name(log: EvalLog, run: RunIdentity) -> str:
+    """`<model> · <method or solver>`, the name a run gets unless the submitter gives one."""
+    method = run.metadata.get("method") or (log.eval.solver_args or {}).get("method")
+    return f"{log.eval.model} · {method or log.eval.solver or 'default solver'}"

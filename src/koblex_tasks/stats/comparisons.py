@@ -1,0 +1,290 @@
+"""Families of pairwise comparisons over a score matrix: all pairs, and the set indistinguishable from best.
+
+Both run the paired engines of :mod:`koblex_tasks.stats.paired` on every pair at once and Holm-adjust
+over the family they ran. Per-system resamples are drawn once and serve both the systems' intervals and
+every pair of systems that scored the same items.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import combinations
+from typing import Literal
+
+import numpy as np
+
+from koblex_tasks.stats.inputs import (
+    DEFAULT_CONFIDENCE,
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    Scores,
+    as_matrix,
+    check_alpha,
+    check_binary,
+    check_names,
+    check_settings,
+    opt,
+)
+from koblex_tasks.stats.intervals import Interval, intervals_from_resamples, system_resamples
+from koblex_tasks.stats.letters import CompactLetterDisplay, compact_letters
+from koblex_tasks.stats.multiplicity import family_permutations, holm_bonferroni
+from koblex_tasks.stats.paired import (
+    PairBatch,
+    bootstrap_pairs,
+    discordant_counts,
+    mcnemar_from_counts,
+    sign_flip_pairs,
+    undefined_reason,
+)
+
+MetricKind = Literal["continuous", "binary"]
+
+
+@dataclass(frozen=True)
+class PairComparison:
+    """One pairwise comparison; ``difference = mean_a - mean_b`` on the shared items.
+
+    ``test`` names the test behind ``p_value``; ``p_adjusted`` is Holm over the family the caller ran.
+    The CI and ``bootstrap_p`` are not multiplicity-adjusted.
+    """
+
+    system_a: str
+    system_b: str
+    n_shared: int
+    mean_a: float | None
+    mean_b: float | None
+    difference: float | None
+    ci_low: float | None
+    ci_high: float | None
+    bootstrap_p: float | None
+    test: str | None
+    p_value: float | None
+    p_adjusted: float | None
+    significant: bool
+    b01: int | None = None
+    b10: int | None = None
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class Pairwise:
+    """Every pairwise comparison, Holm-adjusted over the comparisons that had a p-value.
+
+    ``systems`` are the systems' intervals, equal to :func:`intervals.bootstrap_ci` with the same
+    settings; ``letters`` is the compact letter display of the Holm-significant pairs.
+    """
+
+    metric_kind: MetricKind
+    alpha: float
+    confidence: float
+    n_resamples: int
+    n_permutations: int
+    seed: int
+    systems: tuple[Interval, ...]
+    comparisons: tuple[PairComparison, ...]
+    letters: CompactLetterDisplay
+
+
+@dataclass(frozen=True)
+class BestSet:
+    """Systems not significantly different from the best-mean system (Holm over best-vs-others)."""
+
+    best: str | None
+    members: tuple[str, ...]
+    comparisons: tuple[PairComparison, ...]
+    alpha: float
+    n_permutations: int
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class _Board:
+    """A checked score matrix with its systems' resamples and intervals."""
+
+    x: np.ndarray
+    names: list[str]
+    resamples: np.ndarray  # (n_systems, n_resamples); NaN rows for systems with < 2 scored items
+    systems: tuple[Interval, ...]
+
+
+def _board(
+    matrix: Scores,
+    names: Sequence[str],
+    metric_kind: str,
+    n_resamples: int,
+    confidence: float,
+    alpha: float,
+    seed: int,
+) -> _Board:
+    check_settings(n_resamples, confidence)
+    check_alpha(alpha)
+    if metric_kind not in ("continuous", "binary"):
+        raise ValueError(f"metric_kind must be 'continuous' or 'binary', got {metric_kind!r}")
+    x = as_matrix(matrix)
+    if x.size == 0 and len(names) == 0:
+        x = np.zeros((0, 0))
+    labels = check_names(names, x.shape[0])
+    if metric_kind == "binary":
+        check_binary(x)
+    resamples = np.full((x.shape[0], int(n_resamples)), np.nan)
+    filled = []
+    for rows, means in system_resamples(x, int(n_resamples), seed):
+        resamples[rows] = means
+        filled.append(rows)
+    systems = intervals_from_resamples(x, labels, ((r, resamples[r]) for r in filled), confidence)
+    return _Board(x, labels, resamples, systems)
+
+
+def _compare_pairs(
+    board: _Board,
+    pairs: list[tuple[int, int]],
+    metric_kind: str,
+    n_resamples: int,
+    n_permutations: int,
+    confidence: float,
+    seed: int,
+) -> list[PairComparison]:
+    """Unadjusted comparisons of the given (a, b) index pairs, all at once.
+
+    Results equal :func:`paired.paired_bootstrap` and :func:`paired.paired_permutation_test` /
+    :func:`paired.mcnemar` on each pair (same draws; rounding aside).
+    """
+    if not pairs:
+        return []
+    batch = PairBatch.of(board.x, pairs)
+    mean_a, mean_b, difference = batch.means()
+    n_pairs = len(pairs)
+    low, high, boot_p, p_value = (np.full(n_pairs, np.nan) for _ in range(4))
+    ok = np.flatnonzero(batch.n_shared >= 2)
+    low[ok], high[ok], boot_p[ok] = bootstrap_pairs(
+        batch, ok, n_resamples, confidence, seed, board.resamples
+    )
+    tests: list[str | None] = [None] * n_pairs
+    b01: list[int | None] = [None] * n_pairs
+    b10: list[int | None] = [None] * n_pairs
+    if metric_kind == "continuous":
+        p_value[ok], exact, _ = sign_flip_pairs(batch, ok, n_permutations, seed, factor=True)
+        for c, is_exact in zip(ok, exact, strict=True):
+            tests[c] = "sign-flip-exact" if is_exact else "sign-flip-monte-carlo"
+    else:
+        d01, d10 = discordant_counts(batch)
+        b01, b10 = [int(v) for v in d01], [int(v) for v in d10]
+        for c in ok:
+            res = mcnemar_from_counts(int(batch.n_shared[c]), int(d01[c]), int(d10[c]))
+            p_value[c], tests[c] = res.p_value, f"mcnemar-{res.method}"
+    return [
+        PairComparison(
+            system_a=board.names[i],
+            system_b=board.names[j],
+            n_shared=int(batch.n_shared[c]),
+            mean_a=opt(mean_a[c]),
+            mean_b=opt(mean_b[c]),
+            difference=opt(difference[c]),
+            ci_low=opt(low[c]),
+            ci_high=opt(high[c]),
+            bootstrap_p=opt(boot_p[c]),
+            test=tests[c],
+            p_value=opt(p_value[c]),
+            p_adjusted=None,
+            significant=False,
+            b01=b01[c],
+            b10=b10[c],
+            reason=undefined_reason(int(batch.n_shared[c])),
+        )
+        for c, (i, j) in enumerate(pairs)
+    ]
+
+
+def _holm(comparisons: list[PairComparison], alpha: float) -> tuple[PairComparison, ...]:
+    """Holm over the comparisons that have a p-value; undefined ones stay unadjusted and not significant."""
+    tested = [k for k, c in enumerate(comparisons) if c.p_value is not None]
+    holm = holm_bonferroni([p for k in tested if (p := comparisons[k].p_value) is not None], alpha)
+    out = list(comparisons)
+    for k, adj, rej in zip(tested, holm.adjusted, holm.reject, strict=True):
+        out[k] = dataclasses.replace(out[k], p_adjusted=adj, significant=rej)
+    return tuple(out)
+
+
+def all_pairs(
+    matrix: Scores,
+    names: Sequence[str],
+    metric_kind: MetricKind = "continuous",
+    n_resamples: int = DEFAULT_RESAMPLES,
+    confidence: float = DEFAULT_CONFIDENCE,
+    alpha: float = 0.05,
+    seed: int = DEFAULT_SEED,
+    higher_is_better: bool = True,
+    n_permutations: int | None = None,
+) -> Pairwise:
+    """Compare every pair of systems on their shared items, Holm-adjusted over all comparisons made.
+
+    ``matrix`` is (n_systems, n_items), NaN = unscored. Continuous metrics (F1 etc.) use the paired
+    sign-flip test; binary metrics (exact match) use McNemar. Both get a paired bootstrap CI of the
+    difference. ``n_permutations`` defaults to :func:`multiplicity.family_permutations` for the number
+    of pairs. The compact letter display uses the Holm-significant pairs.
+    """
+    board = _board(matrix, names, metric_kind, n_resamples, confidence, alpha, seed)
+    pairs = list(combinations(range(board.x.shape[0]), 2))
+    n_perm = family_permutations(len(pairs), alpha, n_resamples) if n_permutations is None else n_permutations
+    comps = _holm(
+        _compare_pairs(board, pairs, metric_kind, int(n_resamples), int(n_perm), confidence, seed), alpha
+    )
+    scored = [(s.name, s.mean) for s in board.systems if s.name is not None and s.mean is not None]
+    letters = compact_letters(
+        [name for name, _ in scored],
+        [mean for _, mean in scored],
+        [(c.system_a, c.system_b) for c in comps if c.significant],
+        higher_is_better=higher_is_better,
+    )
+    return Pairwise(
+        metric_kind=metric_kind,
+        alpha=float(alpha),
+        confidence=float(confidence),
+        n_resamples=int(n_resamples),
+        n_permutations=int(n_perm),
+        seed=int(seed),
+        systems=board.systems,
+        comparisons=comps,
+        letters=letters,
+    )
+
+
+def indistinguishable_from_best(
+    matrix: Scores,
+    names: Sequence[str],
+    metric_kind: MetricKind = "continuous",
+    n_resamples: int = DEFAULT_RESAMPLES,
+    confidence: float = DEFAULT_CONFIDENCE,
+    alpha: float = 0.05,
+    seed: int = DEFAULT_SEED,
+    higher_is_better: bool = True,
+    n_permutations: int | None = None,
+) -> BestSet:
+    """Systems whose difference from the best-mean system is not significant after Holm.
+
+    The family is the best-vs-other comparisons only (fewer tests than all pairs, so more power).
+    A system with scored items but too few shared items to test cannot be shown worse and is kept;
+    systems with no scored items are left out. Members are ordered best first.
+    """
+    board = _board(matrix, names, metric_kind, n_resamples, confidence, alpha, seed)
+    means = np.array([np.nan if s.mean is None else s.mean for s in board.systems])
+    scored = np.flatnonzero(~np.isnan(means))
+    if scored.size == 0:
+        reason = "no systems" if not board.names else "no system has scored items"
+        return BestSet(None, (), (), float(alpha), 0, reason)
+    sign = 1.0 if higher_is_better else -1.0
+    best = int(scored[np.argmax(sign * means[scored])])
+    others = [s for s in range(len(board.names)) if s != best]
+    n_perm = (
+        family_permutations(len(others), alpha, n_resamples) if n_permutations is None else n_permutations
+    )
+    pairs = [(best, s) for s in others]
+    comps = _holm(
+        _compare_pairs(board, pairs, metric_kind, int(n_resamples), int(n_perm), confidence, seed), alpha
+    )
+    has_items = set(scored.tolist())
+    keep = [best] + [s for s, c in zip(others, comps, strict=True) if not c.significant and s in has_items]
+    keep.sort(key=lambda s: (-sign * means[s], s))
+    return BestSet(board.names[best], tuple(board.names[s] for s in keep), comps, float(alpha), int(n_perm))
