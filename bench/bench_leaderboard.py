@@ -12,16 +12,18 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 
-from koblex_tasks.leaderboard.board import Settings, compare_runs, compute_board
+from koblex_tasks.leaderboard.board import Settings, Site, compare_runs, compute_board
 from koblex_tasks.leaderboard.site import write_site
 from koblex_tasks.leaderboard.store import Store
 from koblex_tasks.leaderboard.submission import Submission
 
 N_ITEMS = 226
 HOPS = [1] * 55 + [2] * 125 + [3] * 46
+T = TypeVar("T")
 
 
 def synthetic(k: int, quality: float, difficulty: np.ndarray, rng: np.random.Generator) -> Submission:
@@ -61,7 +63,7 @@ def synthetic(k: int, quality: float, difficulty: np.ndarray, rng: np.random.Gen
     )
 
 
-def timed(fn: Callable[[], object]) -> tuple[float, object]:
+def timed(fn: Callable[[], T]) -> tuple[float, T]:
     t0 = time.perf_counter()
     out = fn()
     return time.perf_counter() - t0, out
@@ -86,8 +88,8 @@ def main() -> None:
         runs = store.runs()
         t, _ = timed(lambda: compare_runs(store, [(runs[0], r) for r in runs[1:]], None, settings))
         rows.append((f"compare run 0 vs all ({len(runs) - 1} x 3 metrics, Holm)", t))
-        data = {"settings": {"n_resamples": args.resamples, "seed": 0, "confidence": 0.95, "alpha": 0.05}}
-        t, _index = timed(lambda: write_site({**data, "boards": [board]}, Path(tmp) / "site"))
+        site = Site(settings=settings, boards=(board,))
+        t, _index = timed(lambda: write_site(site, Path(tmp) / "site"))
         size = sum(p.stat().st_size for p in Path(tmp, "site").iterdir()) / 1e6
         rows.append((f"write site + exports ({size:.1f} MB)", t))
     width = max(len(r[0]) for r in rows)

@@ -1,4 +1,5 @@
-"""Wall times of the leaderboard statistics at KoBLEX scale: 50 systems x 226 items, 10,000 resamples.
+"""Wall times of the statistics engine (``koblex_tasks.stats``) at KoBLEX scale: 50 systems x 226 items,
+10,000 resamples.
 
 Run by hand: ``python bench/bench_stats.py``. Prints one row per operation with the best of a few
 runs and the peak traced numpy/Python memory of one run.
@@ -69,6 +70,7 @@ def main() -> None:
 
     rows: list[tuple[str, Callable[[], object], int, float]] = [
         ("bootstrap_ci 50 systems", lambda: st.bootstrap_ci(continuous, N_RESAMPLES), 3, 1.0),
+        ("bootstrap_ci 50 systems, 5 runs miss 2", lambda: st.bootstrap_ci(few_missing, N_RESAMPLES), 3, 1.0),
         ("bootstrap_ci 50 systems, 5% NaN", lambda: st.bootstrap_ci(missing, N_RESAMPLES), 3, 1.0),
         ("stratified_bootstrap_ci 3 strata", lambda: st.stratified_bootstrap_ci(continuous, strata), 3, 1.0),
         (

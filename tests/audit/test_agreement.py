@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from fractions import Fraction
 from pathlib import Path
 
@@ -15,11 +15,11 @@ import pytest
 from koblex_tasks.audit import agreement as ag
 from koblex_tasks.audit.agreement import (
     cohen_kappa,
-    compare_labellers,
     correlation,
     krippendorff_alpha,
     rating_correlation,
 )
+from koblex_tasks.audit.legit.agreement import AgreementReport, compare_labellers
 from koblex_tasks.audit.legit.labels import (
     LABEL_COLUMNS,
     LabellerSet,
@@ -35,14 +35,14 @@ from koblex_tasks.cli.audit import judge_audit_main
 HEADER = ",".join(LABEL_COLUMNS)
 
 
-def _labeller(name: str, ci: list[int], cc: list[int], score: list[float], doc: str = "d") -> LabellerSet:
+def _labeller(name: str, ci: list[int], cc: list[int], score: Sequence[float], doc: str = "d") -> LabellerSet:
     units = {
         ("g", doc, str(i)): UnitLabels(a, b, s) for i, (a, b, s) in enumerate(zip(ci, cc, score, strict=True))
     }
     return LabellerSet(name, units)
 
 
-def _by_label(report: ag.AgreementReport) -> dict[str, ag.BinaryAgreement]:
+def _by_label(report: AgreementReport) -> dict[str, ag.BinaryAgreement]:
     return {b.label: b for b in report.binary}
 
 
@@ -101,14 +101,37 @@ def test_bootstrap_closed_form_matches_krippendorff() -> None:
     rng = np.random.default_rng(1)
     a, b = rng.integers(0, 3, 80).astype(float), rng.integers(0, 3, 80).astype(float)
     b[:40] = a[:40]
-    cl = ag._nominal_clusters([(a[i : i + 1], b[i : i + 1]) for i in range(a.size)])
-    got = ag._alpha_from_weights(cl, np.ones((1, a.size)))[0]
+    cl = ag.nominal_clusters([(a[i : i + 1], b[i : i + 1]) for i in range(a.size)])
+    got = ag.alpha_from_weights(cl, np.ones((1, a.size)))[0]
     assert got == pytest.approx(krippendorff_alpha(a, b, "nominal").value, abs=1e-12)
 
     x, y = rng.normal(3, 1, 60), rng.normal(3, 1, 60)
     y[:30] = x[:30] + 0.1
-    got = ag._alpha_from_weights(ag._interval_clusters(x, y), np.ones((1, x.size)))[0]
+    got = ag.alpha_from_weights(ag.interval_clusters(x, y), np.ones((1, x.size)))[0]
     assert got == pytest.approx(krippendorff_alpha(x, y, "interval").value, abs=1e-12)
+
+
+def test_bootstrap_weights_are_the_engines_count_matrix() -> None:
+    # The former audit draw (one integer matrix, bincounted into cluster weights) is the engine's first
+    # count chunk, so figures published with it are reproduced exactly.
+    rng = np.random.default_rng(3)
+    a = rng.integers(0, 2, 120).astype(float)
+    b = np.where(rng.uniform(size=120) < 0.8, a, 1 - a)
+    cl = ag.unit_clusters(a, b)
+    idx = np.random.default_rng(0).integers(0, 120, size=(2000, 120))
+    weights = np.bincount((idx + 120 * np.arange(2000)[:, None]).ravel(), minlength=2000 * 120)
+    alphas = ag.alpha_from_weights(cl, weights.reshape(2000, 120).astype(float))
+    low, high = np.percentile(alphas[np.isfinite(alphas)], [2.5, 97.5])
+    ci = ag.alpha_bootstrap_ci(cl, krippendorff_alpha(a, b, "nominal"), 2000, 0, "units")
+    assert (ci.low, ci.high) == pytest.approx((low, high), abs=1e-15)
+    assert ci.n_valid == 2000 and ci.reason is None
+
+
+def test_nearly_constant_correlation_has_a_reason_not_a_warning(recwarn: pytest.WarningsRecorder) -> None:
+    x = np.array([1.0, 1.0 + 1e-13, 1.0, 1.0 + 2e-13])
+    got = correlation(x, np.array([1.0, 2.0, 3.0, 4.0]), "pearson")
+    assert got.value is not None and "nearly constant" in (got.reason or "")
+    assert not [w for w in recwarn if "constant" in str(w.message)]
 
 
 def test_bootstrap_is_seeded() -> None:
@@ -156,6 +179,16 @@ def test_shared_units_and_question_scores() -> None:
     assert question.units == 2
     assert question.alpha.value == pytest.approx(1 - 0.18 / 21.78)
     json.dumps(report.to_dict(), allow_nan=False)
+
+
+def test_generic_agreement_module_knows_no_benchmark() -> None:
+    """The LEGIT labeller comparison lives in `audit/legit/`; the generic statistics import nothing of it."""
+    import inspect as pyinspect
+
+    from koblex_tasks.audit import agreement
+
+    assert not hasattr(agreement, "compare_labellers")
+    assert "legit" not in pyinspect.getsource(agreement).split('"""', 2)[2].split("\ndef ", 1)[0]
 
 
 def test_labeller_from_records_is_strict() -> None:
@@ -248,9 +281,15 @@ def test_reproduces_labels_md(human_groups: dict[str, LabellerSet]) -> None:
         "correct_conclusion": (0.570, 244, 299),
         "pooled": (0.602, 485, 598),
     }
+    published_ci = {
+        "contains_issue": (0.526, 0.699),
+        "correct_conclusion": (0.469, 0.665),
+        "pooled": (0.525, 0.673),
+    }
     for label, (alpha, agree, units) in expected.items():
         row = rows[label]
         assert round(row.alpha.value, 3) == alpha
+        assert (round(row.alpha_ci.low, 3), round(row.alpha_ci.high, 3)) == published_ci[label]
         assert (row.agreements, row.units) == (agree, units)
         assert row.alpha_ci.n_valid == 2000
         assert row.alpha_ci.low < row.alpha.value < row.alpha_ci.high

@@ -198,6 +198,9 @@ TOY = BenchmarkSpec(
     headline=("exact",),
     ranking="exact",
 )
+COMPARE_KEYS = ["a", "b", "a_id", "b_id", "metric", "label", "scale", "kind", "n_shared", "mean_a", "mean_b",
+                "difference", "ci_low", "ci_high", "bootstrap_p", "reason", "test", "p_value", "p_adjusted",
+                "significant"]  # fmt: skip
 TOY_ITEMS = {f"t{i:02d}": ("low" if i < 8 else "high") for i in range(20)}
 
 
@@ -264,11 +267,15 @@ def test_board_columns_come_from_the_spec(toy: FakeStore) -> None:
     assert "<title>KoBLEX / LEGIT / Toy leaderboard</title>" in page
     assert "Exact % ↑" in page and "by level" in page and "Cost &lt;s&gt;" in page
     assert "prompt toy/rubric@v1" in page and "α vs lawyers (toy/judge): 0.500" in page
-    [row] = [r for r in csv.DictReader(io.StringIO(render_csv(site))) if r["stratum"] == "level=low"][:1]
-    assert row["metric"] == "exact"
-    result = compare_runs(toy, [(toy.runs()[0], toy.runs()[1])], None, Settings(n_resamples=200))  # type: ignore[arg-type]
-    assert [r["metric"] for r in result["comparisons"]] == ["exact", "grade"]
-    assert "b01" in result["comparisons"][0] and "b01" not in result["comparisons"][1]
+    rows_csv = list(csv.DictReader(io.StringIO(render_csv(site))))
+    assert {r["stratum"] for r in rows_csv} == {"all", "level=low", "level=high"}
+    a, b = toy.runs()[:2]
+    family = compare_runs(toy, [(a, b)], None, Settings(n_resamples=200))  # type: ignore[arg-type]
+    assert [c.value.key for c in family.comparisons] == ["exact", "grade"]  # primary columns by default
+    assert family.comparisons[0].test_label.startswith("McNemar")
+    rows = family.to_dict()["comparisons"]
+    assert list(rows[0]) == [*COMPARE_KEYS[:-2], "b01", "b10", *COMPARE_KEYS[-2:]]  # the CLI's contract
+    assert list(rows[1]) == COMPARE_KEYS and rows[1]["test"].startswith("sign-flip")
 
 
 def test_unknown_benchmark_is_an_error_naming_it() -> None:

@@ -86,22 +86,20 @@ def test_seeded_board_reproduces_paper(seeded_db: Path) -> None:
         assert run.provenance["replay"]["method"] == "parser"
         assert run.provenance["retrieval"] is None  # replays carry no retrieval of ours
         assert run.provenance["corpus"]["size"] == 233_544
-    means = {m["metric"]: m["rows"][str(run.run_id)] for m in board["metrics"]}
-    assert means["provision_f1"]["mean"] == pytest.approx(0.5941, abs=5e-5)
-    assert means["provision_em"]["mean"] == pytest.approx(0.2699, abs=5e-5)
-    assert means["token_f1"]["mean"] == pytest.approx(0.4614, abs=5e-5)
+    means = {m.metric: m.rows[run.run_id] for m in board.metrics}
+    assert means["provision_f1"].mean == pytest.approx(0.5941, abs=5e-5)
+    assert means["provision_em"].mean == pytest.approx(0.2699, abs=5e-5)
+    assert means["token_f1"].mean == pytest.approx(0.4614, abs=5e-5)
     for m in ("provision_f1", "provision_em", "token_f1"):
         row = means[m]
-        assert row["low"] < row["mean"] < row["high"]
-        assert row["best"] and row["letters"].startswith("a")
-    em = next(m for m in board["metrics"] if m["metric"] == "provision_em")
-    assert em["kind"] == "binary" and all(
-        c["test"].startswith("mcnemar") for c in em["comparisons"] if c["test"]
-    )
-    f1 = next(m for m in board["metrics"] if m["metric"] == "provision_f1")
-    assert [s["stratum"] for s in f1["strata"]] == ["1", "2", "3"]
-    assert [s["n_items"] for s in f1["strata"]] == [55, 125, 46]
-    json.dumps(board, allow_nan=False)
+        assert row.low < row.mean < row.high
+        assert row.best and row.letters.startswith("a")
+    em = next(m for m in board.metrics if m.metric == "provision_em")
+    assert em.kind == "binary" and all(c.test.startswith("mcnemar") for c in em.comparisons if c.test)
+    f1 = next(m for m in board.metrics if m.metric == "provision_f1")
+    assert [s.stratum for s in f1.strata] == ["1", "2", "3"]
+    assert [s.n_items for s in f1.strata] == [55, 125, 46]
+    json.dumps(board.to_dict(), allow_nan=False)
 
 
 def test_paper_comparisons_significant_after_holm(seeded_db: Path) -> None:
@@ -113,7 +111,7 @@ def test_paper_comparisons_significant_after_holm(seeded_db: Path) -> None:
             [(parser, r) for r in runs if r is not parser],
             ["provision_f1", "provision_em", "token_f1"],
             Settings(n_resamples=2000),
-        )
+        ).to_dict()
     tested = [c for c in result["comparisons"] if c["p_value"] is not None]
     assert result["family_size"] == len(tested) == 9 * 3 - 4  # SP and CoT have no provisions
     assert all(c["significant"] and c["difference"] > 0 for c in tested)

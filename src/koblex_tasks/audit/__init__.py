@@ -1,11 +1,11 @@
-"""Judge audit: agreement between issue-level labellers of LEGIT (lawyers, LLM judges).
+"""Judge audit: agreement between labellers (lawyers, LLM judges).
 
 An LLM judge is only trustworthy if it agrees with lawyers about as well as lawyers agree with each other;
-this package measures both on the same footing.
+this package measures both on the same footing. ``agreement`` holds the generic two-rater statistics;
+``legit`` the LEGIT issue labels and their comparison; ``koblex`` the LF-Eval ratings.
 """
 
 from koblex_tasks.audit.agreement import (
-    AgreementReport,
     BinaryAgreement,
     BootstrapCI,
     Correlation,
@@ -13,11 +13,11 @@ from koblex_tasks.audit.agreement import (
     RatingCorrelation,
     ScoreAgreement,
     cohen_kappa,
-    compare_labellers,
     correlation,
     krippendorff_alpha,
     rating_correlation,
 )
+from koblex_tasks.audit.legit.agreement import AgreementReport, compare_labellers
 from koblex_tasks.audit.legit.labels import (
     LabellerSet,
     LabelRow,

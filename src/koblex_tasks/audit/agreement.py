@@ -1,48 +1,62 @@
-"""Agreement between two labellers of LEGIT issue trees (lawyer vs lawyer, judge vs lawyer).
+"""Agreement statistics between two raters: Krippendorff's alpha with a bootstrap CI, Cohen's kappa, correlations.
 
 Why these statistics: LEGIT's paper validates its LLM judge by Krippendorff's alpha against lawyers, so
 alpha is the headline figure; Cohen's kappa and raw agreement are reported beside it because readers know
 them, and Pearson/Spearman on scores show whether a judge *ranks* answers like a lawyer even when it is
 calibrated differently. Every figure comes with the number of units it rests on, and an undefined figure
-is ``None`` with a reason (never NaN), so reports stay valid JSON.
+is ``None`` with a reason (never NaN), so reports stay valid JSON. Nothing here knows about LEGIT: the
+comparison of issue labellers built on these is :mod:`koblex_tasks.audit.legit.agreement`.
 
-All comparisons use two coders and only the units both labelled, so Krippendorff's alpha has the closed
-form ``1 - D_o / D_e`` with no missing data. Point estimates call ``krippendorff.alpha``; the bootstrap
-uses the same closed form on resampling weights, which is vectorised (2000 resamples in milliseconds).
+All comparisons use two coders and only the units both rated, so Krippendorff's alpha has the closed form
+``1 - D_o / D_e`` with no missing data. Point estimates call ``krippendorff.alpha``; the bootstrap evaluates
+the same closed form on the statistics engine's item-count matrices (a resample's counts are its cluster
+weights), which is vectorised (2000 resamples in milliseconds) and uses the same draws as every other
+bootstrap of the project.
 """
 
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Hashable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 import krippendorff
 import numpy as np
 import scipy.stats
 
-from koblex_tasks.audit.legit.labels import LabellerSet, UnitKey
+from koblex_tasks import stats
+from koblex_tasks.stats.resampling import count_chunks, percentile_bounds
 
 __all__ = [
-    "AgreementReport",
+    "CI_LEVEL",
+    "DEFAULT_N_BOOT",
+    "DEFAULT_SEED",
+    "AlphaClusters",
     "BinaryAgreement",
     "BootstrapCI",
     "Correlation",
     "Estimate",
     "RatingCorrelation",
     "ScoreAgreement",
+    "alpha_bootstrap_ci",
+    "alpha_from_weights",
+    "binary_agreement",
     "cohen_kappa",
-    "compare_labellers",
     "correlation",
+    "interval_clusters",
     "krippendorff_alpha",
+    "nominal_clusters",
     "rating_correlation",
+    "score_agreement",
+    "unit_clusters",
 ]
 
 Level = Literal["nominal", "interval"]
-CI_LEVEL = 0.95
+CI_LEVEL = stats.DEFAULT_CONFIDENCE
 DEFAULT_N_BOOT = 2000
-DEFAULT_SEED = 0
+DEFAULT_SEED = stats.DEFAULT_SEED
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,7 +92,7 @@ class Correlation:
 
 @dataclass(frozen=True, slots=True)
 class BinaryAgreement:
-    """Agreement on a 0/1 label (or on both labels pooled)."""
+    """Agreement of two raters on a 0/1 label (or on several labels pooled)."""
 
     label: str
     units: int
@@ -91,7 +105,7 @@ class BinaryAgreement:
 
 @dataclass(frozen=True, slots=True)
 class ScoreAgreement:
-    """Agreement on a numeric score: interval alpha plus correlations."""
+    """Agreement of two raters on a numeric score: interval alpha plus correlations."""
 
     label: str
     units: int
@@ -99,28 +113,6 @@ class ScoreAgreement:
     alpha_ci: BootstrapCI
     pearson: Correlation
     spearman: Correlation
-
-
-@dataclass(frozen=True, slots=True)
-class AgreementReport:
-    """Everything :func:`compare_labellers` found; ``to_dict`` is JSON-serialisable."""
-
-    labeller_a: str
-    labeller_b: str
-    units_a: int
-    units_b: int
-    shared: int
-    only_a_count: int
-    only_b_count: int
-    only_a: list[list[str]]
-    only_b: list[list[str]]
-    n_boot: int
-    seed: int
-    binary: list[BinaryAgreement] = field(default_factory=list)
-    scores: list[ScoreAgreement] = field(default_factory=list)
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,19 +190,34 @@ def correlation(
     constant = [name for name, v in (("first", x), ("second", y)) if np.all(v == v[0])]
     if constant:
         return Correlation(None, None, n, f"{' and '.join(constant)} rater's values are constant: undefined")
-    result = scipy.stats.pearsonr(x, y) if method == "pearson" else scipy.stats.spearmanr(x, y)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = scipy.stats.pearsonr(x, y) if method == "pearson" else scipy.stats.spearmanr(x, y)
+    near_constant = False
+    for w in caught:  # scipy's near-constant warning becomes the reason; anything else is passed on
+        if issubclass(w.category, scipy.stats.NearConstantInputWarning):
+            near_constant = True
+        else:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     value, p_value = float(result.statistic), float(result.pvalue)
     if not math.isfinite(value):
         return Correlation(None, None, n, f"{method} correlation is not finite")
-    return Correlation(value, p_value if math.isfinite(p_value) else None, n)
+    reason = (
+        "a rater's values are nearly constant: the correlation may be inaccurate" if near_constant else None
+    )
+    return Correlation(value, p_value if math.isfinite(p_value) else None, n, reason)
 
 
 # ----------------------------------------------------------------------------------------------- bootstrap
 
 
 @dataclass(frozen=True, slots=True)
-class _Clusters:
-    """Per resampling cluster sufficient statistics for two-coder alpha (a cluster holds >= 1 unit)."""
+class AlphaClusters:
+    """Per resampling cluster sufficient statistics of two-coder alpha (a cluster holds >= 1 unit).
+
+    The bootstrap resamples clusters, not units, so units that belong together (a node's two labels)
+    stay together; alpha of a resample is then a function of weighted sums of these statistics.
+    """
 
     units: np.ndarray  # (C,) number of units in the cluster
     delta: np.ndarray  # (C,) sum over its units of delta(a, b): disagreement (nominal) or (a - b)^2
@@ -221,25 +228,30 @@ class _Clusters:
     s2: np.ndarray | None = None  # interval: (C,) sum of squared (centred) values
 
 
-def _nominal_clusters(pairs: Sequence[tuple[np.ndarray, np.ndarray]]) -> _Clusters:
-    """``pairs[i]`` = (coder-a values, coder-b values) of cluster i's units."""
+def nominal_clusters(pairs: Sequence[tuple[np.ndarray, np.ndarray]]) -> AlphaClusters:
+    """Clusters for nominal alpha; ``pairs[i]`` = (coder-a values, coder-b values) of cluster i's units."""
     cats = np.unique(np.concatenate([np.concatenate(p) for p in pairs])) if pairs else np.zeros(0)
     counts = np.zeros((len(pairs), cats.size))
     for i, (a, b) in enumerate(pairs):
         counts[i] = np.bincount(np.searchsorted(cats, np.concatenate([a, b])), minlength=cats.size)
     units = np.array([len(a) for a, _ in pairs], dtype=float)
     delta = np.array([float(np.sum(a != b)) for a, b in pairs])
-    return _Clusters(units=units, delta=delta, counts=counts)
+    return AlphaClusters(units=units, delta=delta, counts=counts)
 
 
-def _interval_clusters(a: np.ndarray, b: np.ndarray) -> _Clusters:
+def unit_clusters(a: np.ndarray, b: np.ndarray) -> AlphaClusters:
+    """Nominal clusters of one unit each (the usual bootstrap over units)."""
+    return nominal_clusters([(a[i : i + 1], b[i : i + 1]) for i in range(a.size)])
+
+
+def interval_clusters(a: np.ndarray, b: np.ndarray) -> AlphaClusters:
     """One unit per cluster; values are centred first (alpha is shift-invariant) for numerical stability."""
     centre = float(np.mean(np.concatenate([a, b]))) if a.size else 0.0
     ac, bc = a - centre, b - centre
-    return _Clusters(units=np.ones(a.size), delta=(a - b) ** 2, s1=ac + bc, s2=ac**2 + bc**2)
+    return AlphaClusters(units=np.ones(a.size), delta=(a - b) ** 2, s1=ac + bc, s2=ac**2 + bc**2)
 
 
-def _alpha_from_weights(cl: _Clusters, weights: np.ndarray) -> np.ndarray:
+def alpha_from_weights(cl: AlphaClusters, weights: np.ndarray) -> np.ndarray:
     """Alpha for each row of cluster weights (B, C); NaN where undefined. Two coders, no missing data:
     D_o = mean delta over units, D_e = mean delta over all pairs of the 2N pooled values."""
     n_units = weights @ cl.units
@@ -259,8 +271,15 @@ def _alpha_from_weights(cl: _Clusters, weights: np.ndarray) -> np.ndarray:
         return np.where(defined, 1.0 - d_o / np.where(defined, d_e, 1.0), np.nan)
 
 
-def _bootstrap_ci(cl: _Clusters, point: Estimate, n_boot: int, seed: int, resampled: str) -> BootstrapCI:
-    """Percentile CI: resample clusters with replacement ``n_boot`` times (seeded, so reruns agree)."""
+def alpha_bootstrap_ci(
+    cl: AlphaClusters, point: Estimate, n_boot: int, seed: int, resampled: str
+) -> BootstrapCI:
+    """Percentile CI of alpha over ``n_boot`` cluster resamples drawn by the statistics engine.
+
+    The engine's item-count matrix of a resample of the C clusters is exactly its cluster-weight matrix,
+    so the audit draws what every other bootstrap of the project draws for the same size and seed.
+    Resamples where alpha is undefined (no expected disagreement) are dropped and counted.
+    """
 
     def empty(reason: str) -> BootstrapCI:
         return BootstrapCI(None, None, CI_LEVEL, n_boot, 0, resampled, reason)
@@ -269,27 +288,24 @@ def _bootstrap_ci(cl: _Clusters, point: Estimate, n_boot: int, seed: int, resamp
         return empty(f"no interval: {point.reason}")
     if n_boot == 0:
         return empty("bootstrap disabled (n_boot=0)")
-    c = cl.units.size
-    rng = np.random.default_rng(seed)
-    idx = rng.integers(0, c, size=(n_boot, c))
-    weights = np.bincount((idx + c * np.arange(n_boot)[:, None]).ravel(), minlength=n_boot * c)
-    alphas = _alpha_from_weights(cl, weights.reshape(n_boot, c).astype(float))
+    chunks = count_chunks(cl.units.size, n_boot, seed)
+    alphas = np.concatenate([alpha_from_weights(cl, weights) for weights in chunks])
     alphas = alphas[np.isfinite(alphas)]
     if alphas.size == 0:
         return empty("alpha was undefined in every resample")
-    tail = (1.0 - CI_LEVEL) / 2 * 100
-    low, high = np.percentile(alphas, [tail, 100 - tail])
+    low, high = percentile_bounds(alphas[None, :], CI_LEVEL)
     dropped = n_boot - alphas.size
     note = f"{dropped} of {n_boot} resamples had undefined alpha and were dropped" if dropped else None
-    return BootstrapCI(float(low), float(high), CI_LEVEL, n_boot, int(alphas.size), resampled, note)
+    return BootstrapCI(float(low[0]), float(high[0]), CI_LEVEL, n_boot, int(alphas.size), resampled, note)
 
 
-# ------------------------------------------------------------------------------------------------ reports
+# ------------------------------------------------------------------------------------------- report rows
 
 
-def _binary(
-    label: str, a: np.ndarray, b: np.ndarray, cl: _Clusters, n_boot: int, seed: int, resampled: str
+def binary_agreement(
+    label: str, a: np.ndarray, b: np.ndarray, clusters: AlphaClusters, n_boot: int, seed: int, resampled: str
 ) -> BinaryAgreement:
+    """Raw agreement, kappa and nominal alpha (bootstrapping ``clusters``) of two raters' 0/1 labels."""
     agreements = int(np.sum(a == b))
     alpha = krippendorff_alpha(a, b, "nominal")
     return BinaryAgreement(
@@ -299,89 +315,22 @@ def _binary(
         raw_agreement=agreements / a.size if a.size else None,
         kappa=cohen_kappa(a, b),
         alpha=alpha,
-        alpha_ci=_bootstrap_ci(cl, alpha, n_boot, seed, resampled),
+        alpha_ci=alpha_bootstrap_ci(clusters, alpha, n_boot, seed, resampled),
     )
 
 
-def _score(
+def score_agreement(
     label: str, a: np.ndarray, b: np.ndarray, n_boot: int, seed: int, resampled: str
 ) -> ScoreAgreement:
+    """Interval alpha (bootstrapping units) and Pearson/Spearman of two raters' numeric scores."""
     alpha = krippendorff_alpha(a, b, "interval")
     return ScoreAgreement(
         label=label,
         units=int(a.size),
         alpha=alpha,
-        alpha_ci=_bootstrap_ci(_interval_clusters(a, b), alpha, n_boot, seed, resampled),
+        alpha_ci=alpha_bootstrap_ci(interval_clusters(a, b), alpha, n_boot, seed, resampled),
         pearson=correlation(a, b, "pearson"),
         spearman=correlation(a, b, "spearman"),
-    )
-
-
-def compare_labellers(
-    a: LabellerSet, b: LabellerSet, *, n_boot: int = DEFAULT_N_BOOT, seed: int = DEFAULT_SEED
-) -> AgreementReport:
-    """Compare two labellers on the units both labelled.
-
-    Binary rows: contains_issue, correct_conclusion and pooled (each node gives one unit per label; the
-    bootstrap resamples nodes, keeping a node's two labels together). Score rows: per-issue score, and
-    per-question score = sum of the shared issue scores of each (generator, doc_id), resampling questions.
-    Each statistic's bootstrap starts from ``seed``, so per-node statistics see the same resamples.
-    """
-    if n_boot < 0:
-        raise ValueError(f"n_boot must be >= 0, got {n_boot}")
-    shared: list[UnitKey] = sorted(set(a) & set(b))
-    only_a = sorted(set(a) - set(b))
-    only_b = sorted(set(b) - set(a))
-
-    la = np.array([a[k] for k in shared], dtype=float).reshape(-1, 3)
-    lb = np.array([b[k] for k in shared], dtype=float).reshape(-1, 3)
-    ci_a, cc_a, sc_a = la.T
-    ci_b, cc_b, sc_b = lb.T
-
-    def per_unit(x: np.ndarray, y: np.ndarray) -> _Clusters:
-        return _nominal_clusters([(x[i : i + 1], y[i : i + 1]) for i in range(x.size)])
-
-    pooled_clusters = _nominal_clusters(
-        [(np.array([ci_a[i], cc_a[i]]), np.array([ci_b[i], cc_b[i]])) for i in range(len(shared))]
-    )
-    binary = [
-        _binary("contains_issue", ci_a, ci_b, per_unit(ci_a, ci_b), n_boot, seed, "issue nodes"),
-        _binary("correct_conclusion", cc_a, cc_b, per_unit(cc_a, cc_b), n_boot, seed, "issue nodes"),
-        _binary(
-            "pooled",
-            np.concatenate([ci_a, cc_a]),
-            np.concatenate([ci_b, cc_b]),
-            pooled_clusters,
-            n_boot,
-            seed,
-            "issue nodes (both labels of a node kept together)",
-        ),
-    ]
-
-    questions: dict[tuple[str, str], list[float]] = {}
-    for key, sa, sb in zip(shared, sc_a, sc_b, strict=True):
-        total = questions.setdefault(key[:2], [0.0, 0.0])
-        total[0] += sa
-        total[1] += sb
-    q = np.array(list(questions.values()), dtype=float).reshape(-1, 2)
-    scores = [
-        _score("issue score", sc_a, sc_b, n_boot, seed, "issue nodes"),
-        _score("question score", q[:, 0], q[:, 1], n_boot, seed, "questions"),
-    ]
-    return AgreementReport(
-        labeller_a=a.name,
-        labeller_b=b.name,
-        units_a=len(a),
-        units_b=len(b),
-        shared=len(shared),
-        only_a_count=len(only_a),
-        only_b_count=len(only_b),
-        only_a=[list(k) for k in only_a],
-        only_b=[list(k) for k in only_b],
-        n_boot=n_boot,
-        seed=seed,
-        binary=binary,
-        scores=scores,
     )
 
 

@@ -8,14 +8,8 @@ from typing import cast
 
 import click
 
-from koblex_tasks.audit.agreement import (
-    DEFAULT_N_BOOT,
-    DEFAULT_SEED,
-    AgreementReport,
-    BootstrapCI,
-    Estimate,
-    compare_labellers,
-)
+from koblex_tasks.audit.agreement import DEFAULT_N_BOOT, DEFAULT_SEED, BootstrapCI, Estimate
+from koblex_tasks.audit.legit.agreement import AgreementReport, compare_labellers
 from koblex_tasks.audit.legit.labels import (
     LabellerSet,
     labeller_from_records,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import click
 
@@ -32,6 +33,10 @@ class ReplayArgs:
     method: str | None
     model_name: str | None
 
+    def common(self) -> dict[str, Any]:
+        """The arguments every runner takes, under the same names."""
+        return {"file": self.file, "data": self.data, "log_dir": self.log_dir, "model_name": self.model_name}
+
 
 @dataclass(frozen=True)
 class Replayed:
@@ -53,14 +58,7 @@ def detect_benchmark(file: str) -> str:
 def _replay_koblex(args: ReplayArgs, spec: BenchmarkSpec) -> Replayed:
     from koblex_tasks.replay.koblex import run_replay
 
-    result = run_replay(
-        args.file,
-        data=args.data,
-        official=args.official,
-        log_dir=args.log_dir,
-        method=args.method,
-        model_name=args.model_name,
-    )
+    result = run_replay(**args.common(), official=args.official, method=args.method)
     summary = f"method: {result.method}  model: {result.model}  log: {result.log.location}"
     table = [f"  {name:<14} {100 * value:6.2f}" for name, value in result.headline.items()]
     return Replayed([summary, *table], result.headline)
@@ -70,14 +68,7 @@ def _replay_legit(args: ReplayArgs, spec: BenchmarkSpec) -> Replayed:
     from koblex_tasks.replay.legit import run_legit_replay
     from koblex_tasks.replay.run import headline_means
 
-    log = run_legit_replay(
-        args.file,
-        data=args.data,
-        grader=args.grader,
-        log_dir=args.log_dir,
-        rule=args.rule,
-        model_name=args.model_name,
-    )
+    log = run_legit_replay(**args.common(), grader=args.grader, rule=args.rule)
     generator = (log.eval.metadata or {}).get("generator")
     summary = f"benchmark: {spec.name}  generator: {generator}  log: {log.location}"
     return Replayed([summary], headline_means(log, spec))

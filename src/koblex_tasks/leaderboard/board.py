@@ -9,11 +9,12 @@ are stratified come from its registered spec (`koblex_tasks.spec`): this module 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, NotRequired, TypedDict, cast
+from typing import Any, cast
 
 import numpy as np
 
@@ -28,15 +29,23 @@ EMPTY_IF_NONE: Mapping[str, str] = {"json": "empty_if_none"}  # written as {}
 NOT_EXPORTED: Mapping[str, str] = {"json": "skip"}  # display only
 
 
+@functools.cache
+def _json_fields(cls: type) -> tuple[tuple[str, str | None], ...]:
+    """(name, json rule) of a model class's exported fields, looked up once per class."""
+    return tuple(
+        (f.name, f.metadata.get("json")) for f in dataclasses.fields(cls) if f.metadata.get("json") != "skip"
+    )
+
+
 def to_plain(value: Any) -> Any:
     """JSON-ready data from model objects: dataclasses become dicts (honouring the field rules above)."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         out: dict[str, Any] = {}
-        for f in dataclasses.fields(value):
-            v, rule = getattr(value, f.name), f.metadata.get("json")
-            if rule == "skip" or (v is None and rule == "omit_if_none"):
+        for name, rule in _json_fields(type(value)):
+            v = getattr(value, name)
+            if v is None and rule == "omit_if_none":
                 continue
-            out[f.name] = {} if v is None and rule == "empty_if_none" else to_plain(v)
+            out[name] = {} if v is None and rule == "empty_if_none" else to_plain(v)
         return out
     if isinstance(value, Mapping):
         return {str(k): to_plain(v) for k, v in value.items()}
@@ -47,18 +56,12 @@ def to_plain(value: Any) -> Any:
 
 @dataclass(frozen=True)
 class Settings:
+    """How the intervals and tests are computed (written into every export, so numbers can be reproduced)."""
+
     n_resamples: int = 10_000
     seed: int = 0
     confidence: float = 0.95
     alpha: float = 0.05
-
-    def to_dict(self) -> SettingsDict:
-        return {
-            "n_resamples": self.n_resamples,
-            "seed": self.seed,
-            "confidence": self.confidence,
-            "alpha": self.alpha,
-        }
 
 
 @dataclass(frozen=True)
@@ -87,6 +90,8 @@ class StratumCell:
 
 @dataclass(frozen=True)
 class StratumRow:
+    """One stratum of a column (e.g. the 2-hop questions): its size and every run's interval within it."""
+
     stratum: str
     n_items: int
     rows: Mapping[int, StratumCell]  # run id -> interval
@@ -102,31 +107,9 @@ class Markings:
     family: str
 
 
-@dataclass(frozen=True)
-class Comparison:
-    """One pair of a column's all-pairs family (the fields of `stats.PairComparison`)."""
-
-    system_a: str
-    system_b: str
-    n_shared: int
-    mean_a: float | None
-    mean_b: float | None
-    difference: float | None
-    ci_low: float | None
-    ci_high: float | None
-    bootstrap_p: float | None
-    test: str | None
-    p_value: float | None
-    p_adjusted: float | None
-    significant: bool
-    b01: int | None = None
-    b10: int | None = None
-    reason: str | None = None
-
-    @classmethod
-    def of(cls, pair: Any) -> Comparison:
-        """Copy a stats result by field name, so the board does not depend on the stats package's class."""
-        return cls(**{f.name: getattr(pair, f.name) for f in dataclasses.fields(cls)})
+# One pair of a column's all-pairs family, as the stats engine returns it (a frozen dataclass: a, b, means,
+# difference with its CI, test, p, Holm-adjusted p, significance, McNemar counts, reason).
+Comparison = st.PairComparison
 
 
 @dataclass(frozen=True)
@@ -157,12 +140,19 @@ class Column:
 
 @dataclass(frozen=True)
 class RunInfo:
+    """A run as a board shows it: name, model, dates and its full provenance."""
+
     run_id: int
     name: str
     model: str
     created: str
     submitted_at: str
     provenance: Mapping[str, Any]
+
+    @classmethod
+    def of(cls, run: RunRow) -> RunInfo:
+        """The stored run's fields a board shows and exports."""
+        return cls(**{f.name: getattr(run, f.name) for f in dataclasses.fields(cls)})
 
 
 @dataclass(frozen=True)
@@ -331,7 +321,7 @@ def _significance(
         n_permutations=pairs.n_permutations,
         family=f"all {len(pairs.comparisons)} pairs of this column (Holm)",
     )
-    return marks, markings, tuple(Comparison.of(c) for c in pairs.comparisons)
+    return marks, markings, pairs.comparisons
 
 
 def _strata(data: _Data, x: np.ndarray, spec: BenchmarkSpec) -> tuple[StratumRow, ...]:
@@ -403,17 +393,7 @@ def compute_board(store: Store, board_key: str, settings: Settings = Settings())
         strata_sizes={
             k: int((labels == k).sum()) for k in sorted(set(strata.values()), key=spec.stratum.sort_key)
         },
-        runs=tuple(
-            RunInfo(
-                run_id=r.run_id,
-                name=r.name,
-                model=r.model,
-                created=r.created,
-                submitted_at=r.submitted_at,
-                provenance=r.provenance,
-            )
-            for r in runs
-        ),
+        runs=tuple(RunInfo.of(r) for r in runs),
         metrics=tuple(m for m in metrics if m is not None),
     )
 
@@ -431,82 +411,76 @@ def compute_all(store: Store, settings: Settings = Settings()) -> Site:
 # ---------------------------------------------------------------------------------------------- comparisons
 
 
-class SettingsDict(TypedDict):
-    n_resamples: int
-    seed: int
-    confidence: float
-    alpha: float
+@dataclass(frozen=True)
+class PairResult:
+    """One (a, b, metric) comparison on the items both runs scored, Holm-adjusted over its whole family.
 
+    `bootstrap` is the paired bootstrap of a - b (its CI and p are not adjusted); `test` is the test behind
+    the p-value: McNemar for a binary value (with its discordant counts), else a sign-flip permutation test.
+    """
 
-class PairRow(TypedDict):
-    """One (a, b, metric) comparison as `koblex leaderboard compare` prints it (and as its --json writes)."""
-
-    a: str
-    b: str
-    a_id: int
-    b_id: int
-    metric: str
-    label: str
-    scale: float
-    kind: st.MetricKind
-    n_shared: int
-    mean_a: float | None
-    mean_b: float | None
-    difference: float | None
-    ci_low: float | None
-    ci_high: float | None
-    bootstrap_p: float | None
-    reason: str | None
-    test: str
-    p_value: float | None
-    p_adjusted: float | None  # Holm over the whole result
+    a: RunRow
+    b: RunRow
+    value: ValueSpec
+    bootstrap: st.PairedDifference
+    test: st.PairedTest
+    p_adjusted: float | None
     significant: bool
-    b01: NotRequired[int | None]  # binary metrics only: a wrong & b right
-    b10: NotRequired[int | None]  # binary metrics only: a right & b wrong
+
+    @property
+    def test_label(self) -> str:
+        name = "McNemar" if self.value.kind == "binary" else "sign-flip"
+        return f"{name} ({self.test.method})"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The row `koblex leaderboard compare` prints and its --json writes (b01/b10 for binary values only)."""
+        boot, v = self.bootstrap, self.value
+        row: dict[str, Any] = {
+            "a": self.a.name,
+            "b": self.b.name,
+            "a_id": self.a.run_id,
+            "b_id": self.b.run_id,
+        }
+        row |= {"metric": v.key, "label": v.label, "scale": v.scale, "kind": v.kind}
+        row |= {
+            k: getattr(boot, k) for k in ("n_shared", "mean_a", "mean_b", "difference", "ci_low", "ci_high")
+        }
+        row |= {"bootstrap_p": boot.p_value, "reason": boot.reason}
+        row |= {"test": self.test_label, "p_value": self.test.p_value}
+        if v.kind == "binary":
+            row |= {"b01": self.test.b01, "b10": self.test.b10}
+        return row | {"p_adjusted": self.p_adjusted, "significant": self.significant}
 
 
-class ComparisonResult(TypedDict):
-    settings: SettingsDict
-    family_size: int  # comparisons with a p-value (the Holm family)
-    comparisons: list[PairRow]
-    warning: NotRequired[str]  # set by the CLI when the runs are on different boards
+@dataclass(frozen=True)
+class ComparisonFamily:
+    """Every comparison `compare_runs` made: one Holm family."""
+
+    settings: Settings
+    comparisons: tuple[PairResult, ...]
+
+    @property
+    def family_size(self) -> int:
+        """The comparisons with a p-value (those Holm adjusted over)."""
+        return sum(c.test.p_value is not None for c in self.comparisons)
+
+    def to_dict(self) -> dict[str, Any]:
+        """{"settings", "family_size", "comparisons": [PairResult.to_dict(), ...]}: the CLI's JSON."""
+        return {
+            "settings": dataclasses.asdict(self.settings),
+            "family_size": self.family_size,
+            "comparisons": [c.to_dict() for c in self.comparisons],
+        }
 
 
-def _pair_row(a: RunRow, b: RunRow, value: ValueSpec, va: np.ndarray, vb: np.ndarray, s: Settings) -> PairRow:
-    """The paired bootstrap CI of a - b plus McNemar (binary values) or a sign-flip test; not yet adjusted."""
+def _paired(
+    value: ValueSpec, va: np.ndarray, vb: np.ndarray, s: Settings
+) -> tuple[st.PairedDifference, st.PairedTest]:
+    """The paired bootstrap of a - b and the test of the value's kind (not yet adjusted)."""
     boot = st.paired_bootstrap(va, vb, s.n_resamples, s.confidence, s.seed)
-    counts: tuple[int | None, int | None] | None = None
     if value.kind == "binary":
-        mc = st.mcnemar(va, vb)
-        test, p_value, counts = f"McNemar ({mc.method})", mc.p_value, (mc.b01, mc.b10)
-    else:
-        perm = st.paired_permutation_test(va, vb, s.n_resamples, s.seed)
-        test, p_value = f"sign-flip ({perm.method})", perm.p_value
-    row: PairRow = {
-        "a": a.name,
-        "b": b.name,
-        "a_id": a.run_id,
-        "b_id": b.run_id,
-        "metric": value.key,
-        "label": value.label,
-        "scale": value.scale,
-        "kind": value.kind,
-        "n_shared": boot.n_shared,
-        "mean_a": boot.mean_a,
-        "mean_b": boot.mean_b,
-        "difference": boot.difference,
-        "ci_low": boot.ci_low,
-        "ci_high": boot.ci_high,
-        "bootstrap_p": boot.p_value,
-        "reason": boot.reason,
-        "test": test,
-        "p_value": p_value,
-        "p_adjusted": None,
-        "significant": False,
-    }
-    if counts is not None:
-        row["b01"], row["b10"] = counts
-    return row
+        return boot, st.mcnemar(va, vb)
+    return boot, st.paired_permutation_test(va, vb, s.n_resamples, s.seed)
 
 
 def compare_runs(
@@ -514,14 +488,14 @@ def compare_runs(
     pairs: list[tuple[RunRow, RunRow]],
     metrics: list[str] | None = None,
     settings: Settings = Settings(),
-) -> ComparisonResult:
+) -> ComparisonFamily:
     """Paired tests for each (a, b) pair and metric on the items both scored; Holm over all of them.
 
     Continuous metrics: paired bootstrap CI of the difference plus a sign-flip permutation test; binary
     metrics (the spec's kind, e.g. exact match): the same CI plus McNemar. The family for Holm is every
     comparison returned. Metrics default to the primary columns of a's benchmark.
     """
-    rows: list[PairRow] = []
+    found: list[PairResult] = []  # not yet adjusted
     for a, b in pairs:
         spec = benchmark_spec(a.benchmark)
         sa, sb = store.item_scores(a.run_id), store.item_scores(b.run_id)
@@ -531,9 +505,14 @@ def compare_runs(
             ids = sorted(set(sa[metric]) | set(sb[metric]))
             va = np.array([np.nan if sa[metric].get(i) is None else sa[metric][i] for i in ids])
             vb = np.array([np.nan if sb[metric].get(i) is None else sb[metric][i] for i in ids])
-            rows.append(_pair_row(a, b, spec.value(metric), va, vb, settings))
-    tested = [(r, p) for r in rows if (p := r["p_value"]) is not None]
-    holm = st.holm_bonferroni([p for _, p in tested], settings.alpha)
-    for (r, _), adjusted, reject in zip(tested, holm.adjusted, holm.reject, strict=True):
-        r["p_adjusted"], r["significant"] = adjusted, reject
-    return {"settings": settings.to_dict(), "family_size": len(tested), "comparisons": rows}
+            value = spec.value(metric)
+            found.append(PairResult(a, b, value, *_paired(value, va, vb, settings), None, False))
+    holm = st.holm_bonferroni([p for c in found if (p := c.test.p_value) is not None], settings.alpha)
+    decisions = zip(holm.adjusted, holm.reject, strict=True)
+    family = []
+    for c in found:
+        if c.test.p_value is not None:
+            p_adjusted, reject = next(decisions)
+            c = dataclasses.replace(c, p_adjusted=p_adjusted, significant=reject)
+        family.append(c)
+    return ComparisonFamily(settings, tuple(family))

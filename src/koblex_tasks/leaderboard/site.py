@@ -153,15 +153,8 @@ def environment() -> Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.globals.update(
-        fmt=fmt,
-        sort_value=sort_value,
-        column_domains=column_domains,
-        ci_bar=ci_bar,
-        ci_width=CI_WIDTH,
-        by_p=by_p,
-        provenance_fields=provenance_fields,
-    )
+    helpers = (fmt, sort_value, column_domains, ci_bar, by_p, provenance_fields)
+    env.globals |= {f.__name__: f for f in helpers} | {"ci_width": CI_WIDTH}
     env.filters["pretty"] = _pretty
     env.tests["structured"] = _structured
     return env
@@ -176,7 +169,8 @@ def _static(name: str, element: str) -> Markup:
     return Markup(text)
 
 
-def render_html(site: Site) -> str:
+def render_html(site: Site, plain: Mapping[str, Any] | None = None) -> str:
+    """The page; `plain` is `site.to_dict()` when the caller has it already (it is embedded as data)."""
     s = site.settings
     template = environment().get_template("index.html.j2")
     return template.render(
@@ -186,7 +180,7 @@ def render_html(site: Site) -> str:
         exports=[(name, name.rsplit(".", 1)[1].upper()) for name in EXPORTS],
         css=_static("site.css", "style"),
         js=_static("site.js", "script"),
-        data_json=script_json(site.to_dict()),
+        data_json=script_json(site.to_dict() if plain is None else plain),
     )
 
 
@@ -286,11 +280,12 @@ def write_site(site: Site, out: str | Path) -> Path:
         raise TypeError(f"write_site takes the Site of compute_all(), not a {type(site).__name__}")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
+    plain = site.to_dict()
     texts = {
-        "leaderboard.json": json.dumps(site.to_dict(), ensure_ascii=False, allow_nan=False, indent=1),
+        "leaderboard.json": json.dumps(plain, ensure_ascii=False, allow_nan=False, indent=1),
         "leaderboard.csv": render_csv(site),
         "leaderboard.md": render_markdown(site),
-        "index.html": render_html(site),
+        "index.html": render_html(site, plain),
     }
     for name, text in texts.items():
         tmp = out / f".{name}.tmp"

@@ -158,9 +158,7 @@ def _compare_pairs(
     n_pairs = len(pairs)
     low, high, boot_p, p_value = (np.full(n_pairs, np.nan) for _ in range(4))
     ok = np.flatnonzero(batch.n_shared >= 2)
-    low[ok], high[ok], boot_p[ok] = bootstrap_pairs(
-        batch, ok, n_resamples, confidence, seed, board.resamples
-    )
+    low[ok], high[ok], boot_p[ok] = bootstrap_pairs(batch, ok, n_resamples, confidence, seed, board.resamples)
     tests: list[str | None] = [None] * n_pairs
     b01: list[int | None] = [None] * n_pairs
     b10: list[int | None] = [None] * n_pairs

@@ -9,8 +9,10 @@ resamples and seed.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 from collections.abc import Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -61,7 +63,9 @@ class StratifiedIntervals:
     strata: tuple[Intervals, ...]
 
 
-def _interval(name: str | None, values: np.ndarray, mean: float, bounds: tuple[float, float] | None) -> Interval:
+def _interval(
+    name: str | None, values: np.ndarray, mean: float, bounds: tuple[float, float] | None
+) -> Interval:
     """One system's Interval from its scored values, their mean and the (unclipped) percentile bounds.
 
     Mean and bounds are clipped to the range of the values, which no (resampled) mean can leave: this
@@ -133,7 +137,8 @@ def mean_interval(
 ) -> tuple[float | None, float | None]:
     """(low, high) of one run's interval, as the log metric reports it: NaN items are left out, and the
     result equals that run's row of :func:`bootstrap_ci` on any matrix holding it."""
-    ci = bootstrap_ci(np.asarray(values, dtype=np.float64).ravel(), n_resamples, confidence, seed).intervals[0]
+    x = np.asarray(values, dtype=np.float64).ravel()
+    ci = bootstrap_ci(x, n_resamples, confidence, seed).intervals[0]
     return ci.low, ci.high
 
 
@@ -142,14 +147,16 @@ def split_by_stratum(strata: np.ndarray | Sequence[Hashable]) -> tuple[tuple[Lab
 
     Labels are converted to plain Python values so they serialise to JSON.
     """
-    labels = [v.item() if isinstance(v, np.generic) else v for v in np.asarray(strata, dtype=object).ravel()]
-    positions: dict[Hashable, list[int]] = {}
+    labels: list[Any] = [
+        v.item() if isinstance(v, np.generic) else v for v in np.asarray(strata, dtype=object).ravel()
+    ]
+    positions: dict[Any, list[int]] = {}
     for i, label in enumerate(labels):
         positions.setdefault(label, []).append(i)
     order = list(positions)
     with contextlib.suppress(TypeError):  # mixed label types: keep first-appearance order
-        order = sorted(order)  # type: ignore[type-var]
-    return tuple((label, np.asarray(positions[label], dtype=np.intp)) for label in order)  # type: ignore[misc]
+        order = sorted(order)
+    return tuple((label, np.asarray(positions[label], dtype=np.intp)) for label in order)
 
 
 def stratified_bootstrap_ci(
@@ -167,6 +174,7 @@ def stratified_bootstrap_ci(
         raise ValueError(f"strata must have one label per item ({x.shape[1]}), got shape {labels.shape}")
     out = []
     for label, idx in split_by_stratum(labels):
-        res = bootstrap_ci(x[:, idx], n_resamples, confidence, seed, names)
-        out.append(Intervals(label, int(idx.size), res.intervals, res.n_resamples, res.confidence, res.seed))
+        out.append(
+            dataclasses.replace(bootstrap_ci(x[:, idx], n_resamples, confidence, seed, names), stratum=label)
+        )
     return StratifiedIntervals(tuple(out))

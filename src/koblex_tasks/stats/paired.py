@@ -1,10 +1,12 @@
 """Paired comparison of runs on the items both scored: bootstrap CI of the difference, sign-flip test, McNemar.
 
-Every statistic of a pair depends only on its shared items, in item order: the bootstrap resamples the
-shared differences (:func:`resampling.resampled_own_means`) and the sign-flip test flips signs of the
-shared items only. So a pair gets the same result whichever other items the matrix holding it has (the
-board's item set, or just these two runs'). The engines work on a batch of pairs at once; the single-pair
-functions here and :mod:`koblex_tasks.stats.comparisons` run the same code.
+The paired bootstrap resamples each pair's own shared items, in item order, like every interval of the
+engine: the CI of a - b is exactly the bootstrap interval of the vector of shared differences, whatever
+other items the matrix holding the pair has. The sign-flip test draws one sign per item position of the
+matrix, shared by all pairs (one stream for a whole board; zeros of non-shared items are unaffected by
+flips, so each pair's test is exact on its own items, and its Monte Carlo p matches
+:func:`paired_permutation_test` on the same two rows). The engines work on a batch of pairs at once;
+the single-pair functions here and :mod:`koblex_tasks.stats.comparisons` run the same code.
 """
 
 from __future__ import annotations
@@ -30,7 +32,6 @@ from koblex_tasks.stats.inputs import (
 )
 from koblex_tasks.stats.resampling import (
     block_rows,
-    compress,
     own_means,
     percentile_bounds,
     resampled_own_means,
@@ -251,60 +252,66 @@ def _exact_sign_flip_p(d: np.ndarray) -> float:
     return float((upper.sum() + lower.sum()) / 2.0**m)
 
 
-def _count_flips(
-    values: np.ndarray,
-    threshold: np.ndarray,
-    n_permutations: int,
-    seed: int,
-    pairs: tuple[np.ndarray, np.ndarray] | None,
-) -> np.ndarray:
-    """How many sign flips give |flipped sum| >= threshold, per tested row.
+@dataclass(frozen=True)
+class _Flips:
+    """Rows whose flipped sums |signs @ row| are counted against ``threshold``; with ``pairs = (pa, pb)``
+    the rows are systems and the tested rows are their differences, via signs @ (x_a - x_b) =
+    signs @ x_a - signs @ x_b (one product per system instead of one per pair)."""
 
-    Rows of ``values`` (k, m) are the differences themselves (``pairs`` None) or systems whose pairwise
-    differences ``pairs = (pa, pb)`` are tested, using signs @ (x_a - x_b) = signs @ x_a - signs @ x_b.
+    values: np.ndarray
+    threshold: np.ndarray
+    pairs: tuple[np.ndarray, np.ndarray] | None = None
+
+
+def _add_hits(job: _Flips, signs: np.ndarray, count: np.ndarray) -> None:
+    """Add to ``count`` the flips of one sign chunk whose |flipped sum| reaches each row's threshold.
+
+    Rows go in blocks so one (block x flips) work matrix is alive at a time.
     """
-    count = np.zeros(threshold.size)
-    for signs in sign_chunks(values.shape[1], n_permutations, seed):
-        flipped = None if pairs is None else values @ signs.T  # (n_systems, flips)
-        block = block_rows(signs.shape[0])
-        for c0 in range(0, threshold.size, block):
-            cols = slice(c0, c0 + block)
-            if flipped is None or pairs is None:
-                stat = values[cols] @ signs.T
-            else:
-                stat = flipped[pairs[0][cols]]
-                np.subtract(stat, flipped[pairs[1][cols]], out=stat)
-            np.abs(stat, out=stat)
-            count[cols] += np.count_nonzero(stat >= threshold[cols, None], axis=1)
-    return count
+    block = block_rows(signs.shape[0])
+    per_system = None if job.pairs is None else job.values @ signs.T  # (n_systems, flips)
+    for c0 in range(0, count.size, block):
+        cols = slice(c0, c0 + block)
+        if job.pairs is None or per_system is None:
+            stat = job.values[cols] @ signs.T
+        else:
+            stat = per_system[job.pairs[0][cols]]
+            np.subtract(stat, per_system[job.pairs[1][cols]], out=stat)
+        np.abs(stat, out=stat)
+        count[cols] += np.count_nonzero(stat >= job.threshold[cols, None], axis=1)
 
 
-def _monte_carlo_p(batch: PairBatch, rows: np.ndarray, n_permutations: int, seed: int, factor: bool) -> np.ndarray:
-    """Monte Carlo sign-flip p = (count + 1) / (n_permutations + 1) per pair, flipping shared items only.
+def _count_flips(jobs: Sequence[_Flips], n_items: int, n_permutations: int, seed: int) -> list[np.ndarray]:
+    """How many sign flips reach each tested row's threshold; all jobs share one pass over the signs."""
+    counts = [np.zeros(job.threshold.size) for job in jobs]
+    for signs in sign_chunks(n_items, n_permutations, seed):
+        for job, count in zip(jobs, counts, strict=True):
+            if count.size:
+                _add_hits(job, signs, count)
+    return counts
 
-    Pairs with the same number of shared items share one sign matrix; with ``factor``, same-item pairs
-    are tested through per-system flipped sums.
+
+def _monte_carlo_p(
+    batch: PairBatch, rows: np.ndarray, n_permutations: int, seed: int, factor: bool
+) -> np.ndarray:
+    """Monte Carlo sign-flip p = (count + 1) / (n_permutations + 1) per pair.
+
+    Signs are drawn per item position of the batch's matrix and shared by all pairs; with ``factor``,
+    pairs whose systems scored the same items are tested through per-system flipped sums.
     """
     d = batch.d[rows]
     threshold = np.abs(d.sum(axis=1)) - _REL_TOL * np.abs(d).sum(axis=1)
-    count = np.zeros(rows.size)
-    sizes = batch.n_shared[rows]
+    same = batch.same_items[rows] if factor else np.zeros(rows.size, dtype=bool)
+    plain, fac = np.flatnonzero(~same), np.flatnonzero(same)
     xz = np.where(np.isnan(batch.x), 0.0, batch.x)
-    for m in np.unique(sizes):
-        group = np.flatnonzero(sizes == m)
-        same = batch.same_items[rows[group]] if factor else np.zeros(group.size, dtype=bool)
-        plain, fac = group[~same], group[same]
-        if plain.size:
-            values = compress(batch.d[rows[plain]], batch.shared[rows[plain]])
-            count[plain] = _count_flips(values, threshold[plain], n_permutations, seed, None)
-        if fac.size:
-            ia, ib = batch.ia[rows[fac]], batch.ib[rows[fac]]
-            systems = np.unique(np.concatenate([ia, ib]))
-            values = compress(xz[systems], ~np.isnan(batch.x[systems]))
-            pa, pb = np.searchsorted(systems, ia), np.searchsorted(systems, ib)
-            mass = np.abs(values).sum(axis=1)  # per-system sums round on the scale of the scores
-            thr = threshold[fac] - 1e-12 * (mass[pa] + mass[pb])
-            count[fac] = _count_flips(values, thr, n_permutations, seed, (pa, pb))
+    pa, pb = batch.ia[rows[fac]], batch.ib[rows[fac]]
+    mass = np.abs(xz).sum(axis=1)  # per-system sums round on the scale of the scores, not of d
+    jobs = [
+        _Flips(d[plain], threshold[plain]),
+        _Flips(xz, threshold[fac] - 1e-12 * (mass[pa] + mass[pb]), (pa, pb)),
+    ]
+    count = np.empty(rows.size)
+    count[plain], count[fac] = _count_flips(jobs, d.shape[1], n_permutations, seed)
     return (count + 1.0) / (n_permutations + 1.0)
 
 
@@ -377,7 +384,9 @@ def discordant_counts(batch: PairBatch) -> tuple[np.ndarray, np.ndarray]:
 def mcnemar_from_counts(n_shared: int, b01: int, b10: int) -> PairedTest:
     """McNemar's test from the discordant counts of a pair with 2+ shared items."""
     n_disc = b01 + b10
-    base = PairedTest("mcnemar", "exact", n_shared, n_disc, (b10 - b01) / n_shared, None, None, b01=b01, b10=b10)
+    base = PairedTest(
+        "mcnemar", "exact", n_shared, n_disc, (b10 - b01) / n_shared, None, None, b01=b01, b10=b10
+    )
     if n_disc == 0:
         return dataclasses.replace(base, statistic=0.0, p_value=1.0, reason="no discordant pairs")
     if n_disc < MCNEMAR_EXACT_BELOW:
@@ -401,5 +410,7 @@ def mcnemar(a: Vector, b: Vector) -> PairedTest:
     b01, b10 = (int(v[0]) for v in discordant_counts(batch))
     if reason := undefined_reason(n_shared):
         difference = (b10 - b01) / n_shared if n_shared else None
-        return PairedTest("mcnemar", None, n_shared, b01 + b10, difference, None, None, b01=b01, b10=b10, reason=reason)
+        return PairedTest(
+            "mcnemar", None, n_shared, b01 + b10, difference, None, None, b01=b01, b10=b10, reason=reason
+        )
     return mcnemar_from_counts(n_shared, b01, b10)

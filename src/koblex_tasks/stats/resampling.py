@@ -65,7 +65,10 @@ def sign_chunks(n_items: int, n_resamples: int, seed: int) -> Iterator[np.ndarra
     rows = chunk_rows(n_items)
     for start in range(0, n_resamples, rows):
         r = min(rows, n_resamples - start)
-        yield rng.integers(0, 2, size=(r, n_items)).astype(np.float64) * 2.0 - 1.0
+        signs = rng.integers(0, 2, size=(r, n_items)).astype(np.float64)
+        signs *= 2.0
+        signs -= 1.0
+        yield signs
 
 
 def _count_source(n_items: int, n_resamples: int, seed: int) -> Callable[[], Iterable[np.ndarray]]:
@@ -85,7 +88,7 @@ def exact_grid(values: np.ndarray) -> np.ndarray:
     partial sum of ``counts @ row`` is an exactly representable float, so every order gives the same
     result. Values move by at most 2^-(p+1) of the row's scale (about 1e-14 for 226 items).
     """
-    k, n = values.shape
+    n = values.shape[1]
     if values.size == 0:
         return values.copy()
     p = 52 - n.bit_length()
@@ -148,7 +151,7 @@ def resampled_own_means(
     present items, so rows with the same number share one draw and each gets exactly the resamples of
     its compressed vector alone. Every row needs at least one present item.
     """
-    for m, rows in _by_size(present):
+    for _, rows in _by_size(present):
         for block, means in resampled_means(compress(values[rows], present[rows]), n_resamples, seed):
             yield rows[block], means
 

@@ -38,7 +38,9 @@ from koblex_tasks.solvers.koblex._multihop import (
     softmax,
 )
 
-BEAMAGGR = MultihopMethod("beamaggr", "beamaggr", ("cb", "cb_system", "ob", "ob_system", "tree"))
+BEAMAGGR = MultihopMethod(
+    "beamaggr", prompt_prefix="beamaggr", prompts=("cb", "cb_system", "ob", "ob_system", "tree")
+)
 
 
 @dataclass

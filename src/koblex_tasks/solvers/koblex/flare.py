@@ -40,7 +40,7 @@ from koblex_tasks.solvers.koblex._multihop import (
 
 FINAL = "So the answer is:"
 MASK = "_"
-FLARE = MultihopMethod("flare", "flare", ("system", "step", "query"))
+FLARE = MultihopMethod("flare", prompt_prefix="flare", prompts=("system", "step", "query"))
 
 
 def mask_low_confidence(tokens: list[tuple[str, float]], threshold: float) -> tuple[str, bool]:

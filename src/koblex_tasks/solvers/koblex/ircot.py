@@ -32,7 +32,7 @@ from koblex_tasks.solvers.koblex._multihop import (
 )
 
 FINAL = "So the final answer is:"
-IRCOT = MultihopMethod("ircot", "ircot", ("system", "step"))
+IRCOT = MultihopMethod("ircot", prompt_prefix="ircot", prompts=("system", "step"))
 
 
 @solver

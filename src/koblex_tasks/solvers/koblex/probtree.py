@@ -43,7 +43,9 @@ from koblex_tasks.solvers.koblex._multihop import (
 
 FINAL = "So the answer is:"
 PROBTREE = MultihopMethod(
-    "probtree", "probtree", ("cb", "cb_system", "ob", "ob_system", "ca", "ca_system", "tree")
+    "probtree",
+    prompt_prefix="probtree",
+    prompts=("cb", "cb_system", "ob", "ob_system", "ca", "ca_system", "tree"),
 )
 
 

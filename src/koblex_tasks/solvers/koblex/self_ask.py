@@ -31,7 +31,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from koblex_tasks.solvers.common import require_positive
 from koblex_tasks.solvers.koblex._multihop import SENTENCE_STOPS, MultihopMethod, MultihopRun
 
-SELF_ASK = MultihopMethod("self_ask", "selfask", ("system", "answer", "question"))
+SELF_ASK = MultihopMethod("self_ask", prompt_prefix="selfask", prompts=("system", "answer", "question"))
 FOLLOW_UP = "Follow up:"
 FINAL = "So the final answer is:"
 PRESS_STOPS = ["\nIntermediate answer:"]
