@@ -72,13 +72,6 @@ def scripted_output(
 class KoblexMock(MockLLM):
     """MockLLM with the scripted KoBLEX replies by default (tests may still pass `custom_outputs`)."""
 
-    def __init__(
-        self,
-        model_name: str,
-        base_url: str | None = None,
-        api_key: str | None = None,
-        config: GenerateConfig | None = None,
-        **model_args: Any,
-    ) -> None:
-        model_args.setdefault("custom_outputs", scripted_output)
-        super().__init__(model_name, base_url, api_key, config or GenerateConfig(), **model_args)
+    def __init__(self, *args: Any, **model_args: Any) -> None:
+        model_args.setdefault("custom_outputs", scripted_output)  # MockLLM's own arguments pass through
+        super().__init__(*args, **model_args)
