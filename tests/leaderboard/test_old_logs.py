@@ -1,0 +1,32 @@
+"""Logs written before the layout change (koblex-tasks 0.1.0: registry-prefixed metric names such as
+`koblex_tasks/scored_mean`) are still read by the leaderboard: it reads per-sample scores, never the metrics.
+
+The fixture is a run of that release on this repository's own two-question toy data (tests/conftest.py),
+made with `one_time_retrieval(k=2)` and a scripted model.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from inspect_ai.log import read_eval_log
+
+from koblex_tasks.leaderboard.store import Store
+from koblex_tasks.leaderboard.submission import load_submission
+
+OLD_LOG = Path(__file__).parent / "fixtures" / "koblex-0.1.0-tiny.eval"
+
+
+def test_a_log_of_the_previous_release_is_accepted(tmp_path: Path) -> None:
+    header = read_eval_log(str(OLD_LOG), header_only=True)
+    assert header.results is not None
+    assert "koblex_tasks/scored_mean" in header.results.scores[0].metrics  # the old naming
+    sub = load_submission(OLD_LOG)
+    assert sub.benchmark == "koblex" and sub.provenance["task_version"] == "1.0.0"
+    values = {(sid, key): v for sid, _, key, v in sub.scores}
+    assert values[("q1", "provision_f1")] is not None and values[("q1", "token_f1")] is not None
+    corpus = Path(header.eval.metadata["retrieval"]["corpus"])
+    # the run's local corpus file (gone on any other machine): measured when present, else said to be unknown
+    assert sub.corpus_status == ("partial" if corpus.is_file() else "unknown")
+    with Store(tmp_path / "lb.sqlite") as store:
+        assert store.add(sub) == 1
