@@ -167,6 +167,7 @@ async def run_once(args, variant: str, connections: int, log_dir: str) -> dict:
     task = koblex(
         data=str(data / "koblex" / "koblex.jsonl"),
         corpus=str(data / "koblex" / "statutes.jsonl"),
+        reranker="none",  # offline: no cross-encoder weights; the bench measures the harness, not reranking
         judge=False,
     )
     stop = asyncio.Event()

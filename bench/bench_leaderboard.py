@@ -2,7 +2,8 @@
 
 Run by hand: ``python bench/bench_leaderboard.py [--systems 50] [--resamples 10000]``. Synthetic runs are
 stored through the real store (one transaction each), then the board statistics (every metric: bootstrap
-CIs, per-hop strata, all pairs with Holm and letters, best set) and the static site are timed.
+CIs, per-hop strata, all pairs with Holm and letters, best set), the forest plot and the static site are
+timed.
 """
 
 from __future__ import annotations
@@ -17,11 +18,13 @@ from typing import TypeVar
 import numpy as np
 
 from koblex_tasks.leaderboard.board import Settings, Site, compare_runs, compute_board
+from koblex_tasks.leaderboard.plot import forest
 from koblex_tasks.leaderboard.site import write_site
 from koblex_tasks.leaderboard.store import Store
 from koblex_tasks.leaderboard.submission import Submission
 
 N_ITEMS = 226
+BOARD_KEY = "koblex | lang=ko | dataset=bench | corpus=full | official scoring=False"  # placement's format
 HOPS = [1] * 55 + [2] * 125 + [3] * 46
 T = TypeVar("T")
 
@@ -50,7 +53,7 @@ def synthetic(k: int, quality: float, difficulty: np.ndarray, rng: np.random.Gen
         benchmark="koblex",
         model=f"synthetic/model-{k:02d}",
         name=f"system {k:02d}",
-        board_key="bench",
+        board_key=BOARD_KEY,
         board_label="bench board",
         dataset_fingerprint="bench",
         corpus_status="full",
@@ -82,13 +85,16 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp, Store(Path(tmp) / "bench.sqlite") as store:
         t, _ = timed(lambda: [store.add(s) for s in subs])
         rows.append((f"store {args.systems} submissions (1 transaction each)", t))
-        t, board = timed(lambda: compute_board(store, "bench", settings))
+        t, board = timed(lambda: compute_board(store, BOARD_KEY, settings))
         n_pairs = args.systems * (args.systems - 1) // 2
         rows.append((f"board statistics (7 metrics, strata, {n_pairs} pairs x 3 columns)", t))
         runs = store.runs()
         t, _ = timed(lambda: compare_runs(store, [(runs[0], r) for r in runs[1:]], None, settings))
         rows.append((f"compare run 0 vs all ({len(runs) - 1} x 3 metrics, Holm)", t))
         site = Site(settings=settings, boards=(board,))
+        t, fp = timed(lambda: forest(board))
+        n_panels = sum(len(r.panels) for r in fp.rows)
+        rows.append((f"forest plot geometry ({n_panels} panels x {args.systems} systems)", t))
         t, _index = timed(lambda: write_site(site, Path(tmp) / "site"))
         size = sum(p.stat().st_size for p in Path(tmp, "site").iterdir()) / 1e6
         rows.append((f"write site + exports ({size:.1f} MB)", t))

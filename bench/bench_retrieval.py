@@ -1,36 +1,37 @@
-"""Speed, memory and correctness of BM25 retrieval at the shared corpus's size and at full-pool scale.
+"""BM25 retrieval side by side: ours, bm25s (numpy and numba backends), rank_bm25, Lucene (pyserini).
 
-Run by hand (bench dependency: `pip install rank_bm25`):
+Run by hand (bench dependencies: `pip install -e ".[bench]"`, i.e. rank_bm25 and numba; pyserini and Java 17
+optional, skipped with a message when absent):
 
-    python bench/bench_retrieval.py [--data ../shared/data] [--size 250000] [--work DIR] [--skip-scale]
+    python bench/bench_retrieval.py [--data ../shared/data] [--sizes 250000 1000000] [--work DIR] [--json OUT]
 
-Two corpora: the real 5,423-paragraph `koblex/statutes.jsonl`, and a SYNTHETIC one of `--size` paragraphs
-recombined from it (bench/_scale_corpus.py; speed only, never quality), generated into `--work` (a temp dir by
-default). Every phase runs in its own subprocess so that its peak RSS (`ru_maxrss`) is its own; the parent
-prints one table. Phases per corpus:
+Corpora: the real 5,423-paragraph `koblex/statutes.jsonl`, and SYNTHETIC ones of each `--sizes` paragraphs
+recombined from it (bench/_scale_corpus.py; speed only, never quality) in `--work` (a temp dir by default).
+Every measurement runs in its own process, so each peak RSS (`ru_maxrss`) is its own. For each corpus and each
+tokenizer (`official`: the paper's regex tokens; `kiwi`: Kiwi morphemes):
 
-- build:    cold index build in an empty cache: corpus load, Kiwi start-up, tokenization, bm25s indexing+save.
-- warm:     a new process loads the corpus and the cached index; query latency for top-100 (tokenization,
-            scoring, end to end) with the 226 KoBLEX questions (background + question, as the solvers query) and
-            with ParSeR-style provision queries (the `comb` strings of the released GPT-4o ParSeR run, as
-            stand-ins for parametric provisions; one `search_many` per question); the scorer this replaced
-            (bm25s `get_scores` + full partition) on the same tokens; recall@10 of the gold provisions (real
-            corpus only).
-- legacy:   the tokenizer this replaced (KiwiTokenizer version 1: whole-text analysis), for the "before" row;
-            at scale its cold tokenization is timed on a sample and extrapolated (it has no cache, so its cost
-            is linear in the text).
-- official: the paper's configuration, bm25s' regex tokenizer with English stopwords, queried through bm25s'
-            own `retrieve`.
-- compare:  on the build's tokens, rank_bm25's BM25Okapi (speed, same tokens) and a numpy brute-force Lucene
-            BM25 (correctness: our top-100 score lists must equal the reference's on a subset of queries).
+- build:     ours from an empty cache (JSONL parse, tokenization, index, save); for kiwi also a rebuild with
+             the parsed corpus and the analysed-word cache kept (a new corpus version or BM25 parameters).
+- warm:      a new process from spawn to the first answered question (corpus and index from the cache), then
+             top-100 latency over the 226 KoBLEX questions (background + question, tokenization included; the
+             Kiwi word memo warm, as for the other systems), and the memory after a 226-question ParSeR run (one
+             `search_many` of the released GPT-4o ParSeR provisions per question).
+- bm25s:     bm25s' own build (its tokenizer for official tokens; our Kiwi tokens for kiwi) and top-100 latency
+             with its numba and numpy backends, tokenization included.
+- rank_bm25: BM25Okapi (another BM25 variant: speed only) on the real corpus.
+- pyserini:  Lucene BM25 (k1=1.5, b=0.75) over the same tokens, whitespace-analysed, if pyserini and Java load.
+- reference: our top-100 against a brute-force Lucene BM25 computed from the raw token stream (not our
+             postings), exact float64 scores with ties by corpus position: all questions on the real corpus,
+             a sample at scale.
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime
 import json
+import math
 import os
-import pickle
 import random
 import resource
 import shutil
@@ -49,531 +50,448 @@ sys.path.insert(0, str(BENCH_DIR))
 
 K = 100
 RANK_BM25_QUERIES = 8  # rank_bm25 scores in Python loops: a handful of queries is enough for a ratio
-REFERENCE_QUERIES = 40
-LEGACY_SAMPLE = 20_000
+REFERENCE_SAMPLE = 40  # questions checked against the brute-force reference on synthetic corpora
+TOKENIZERS = ("official", "kiwi")
 
 
-# --- shared helpers ---------------------------------------------------------------------------------------
+# --- helpers ------------------------------------------------------------------------------------------------
 
 
-def _maxrss_mb() -> float:
+def _peak_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def _pct(values: list[float], q: float) -> float:
-    return float(np.percentile(np.asarray(values) * 1e3, q)) if values else float("nan")
+def _rss_mb() -> float:
+    with open("/proc/self/status", encoding="ascii") as handle:
+        return next(int(line.split()[1]) for line in handle if line.startswith("VmRSS:")) / 1024
 
 
-def _lat(values: list[float]) -> dict[str, float]:
-    return {"p50_ms": _pct(values, 50), "p95_ms": _pct(values, 95), "n": len(values)}
+def _latency(fn, items, repeat: int = 2) -> dict[str, float]:
+    """p50/p95 (ms) of `fn(item)` over the items, measured on the last of `repeat` passes."""
+    times: list[float] = []
+    for _ in range(repeat):
+        times = []
+        for item in items:
+            start = time.perf_counter()
+            fn(item)
+            times.append(time.perf_counter() - start)
+    ms = np.asarray(times) * 1e3
+    return {"p50": float(np.percentile(ms, 50)), "p95": float(np.percentile(ms, 95))}
 
 
-def _questions(data: Path) -> list[dict]:
-    with (data / "koblex" / "koblex.jsonl").open(encoding="utf-8") as handle:
-        return [json.loads(line) for line in handle if line.strip()]
-
-
-def _koblex_queries(data: Path) -> list[str]:
+def _questions(data: Path) -> list[str]:
     """Background + question with no separator, as `official_question` builds the solvers' query."""
-    return [q["background"] + q["question"] for q in _questions(data)]
+    with (data / "koblex" / "koblex.jsonl").open(encoding="utf-8") as handle:
+        return [q["background"] + q["question"] for q in map(json.loads, filter(str.strip, handle))]
 
 
 def _parser_queries(data: Path) -> list[list[str]]:
     """Per question, the provision strings the released ParSeR run selected (stand-ins for its guesses)."""
-    path = data / "koblex" / "released_gpt4o" / "parser_gpt4o.jsonl"
-    with path.open(encoding="utf-8") as handle:
+    with (data / "koblex" / "released_gpt4o" / "parser_gpt4o.jsonl").open(encoding="utf-8") as handle:
         rows = [json.loads(line) for line in handle if line.strip()]
     return [[c for a in row["answers"] for c in a["comb"]] or [row["question"]] for row in rows]
 
 
-class LegacyKiwiTokenizer:
-    """KiwiTokenizer version 1, verbatim in behaviour: whole-text analysis, exact content tags, all dictionaries."""
+def _tokenizer(name: str):
+    from koblex_tasks.corpus.tokenizers import get_tokenizer
 
-    name = "kiwi"
-    version = 1
-
-    def __init__(self) -> None:
-        from kiwipiepy import Kiwi
-
-        from koblex_tasks.corpus.tokenizers import KIWI_CONTENT_TAGS
-
-        self._tags = KIWI_CONTENT_TAGS
-        self._kiwi = Kiwi(num_workers=max(1, os.cpu_count() or 1))
-        self._kiwi.tokenize("초기화")
-
-    def config(self) -> dict[str, object]:
-        import kiwipiepy
-
-        return {"name": "kiwi", "version": 1, "tags": sorted(self._tags), "kiwipiepy": kiwipiepy.__version__}
-
-    def _terms(self, tokens) -> list[str]:
-        return [t.form.lower() for t in tokens if t.tag in self._tags]
-
-    def tokenize(self, texts) -> list[list[str]]:
-        texts = list(texts)
-        if len(texts) == 1:
-            return [self._terms(self._kiwi.tokenize(texts[0]))]
-        return [self._terms(tokens) for tokens in self._kiwi.tokenize(texts)]
+    return get_tokenizer(name)
 
 
-class TimedTokenizer:
-    """Wraps a tokenizer (same name and config, so the same cache key) and adds up wall and CPU time spent in it."""
-
-    def __init__(self, inner) -> None:
-        self.inner = inner
-        self.name = inner.name
-        self.wall = 0.0
-        self.cpu = 0.0
-
-    def config(self) -> dict[str, object]:
-        return self.inner.config()
-
-    def tokenize(self, texts):
-        t0, c0 = time.perf_counter(), time.process_time()
-        out = self.inner.tokenize(texts)
-        self.wall += time.perf_counter() - t0
-        self.cpu += time.process_time() - c0
-        return out
-
-
-def _old_top_k(scores: np.ndarray, k: int) -> np.ndarray:
-    """The top-k selection this change replaced (full argpartition), for the "before" scorer."""
-    if k >= len(scores):
-        candidates = np.arange(len(scores))
-    else:
-        candidates = np.argpartition(-scores, k - 1)[:k]
-        candidates = np.flatnonzero(scores >= scores[candidates].min())
-    order = np.lexsort((candidates, -scores[candidates]))
-    return candidates[order][:k]
-
-
-def _old_search(index, tokens: list[str], k: int) -> list[tuple[int, float]]:
-    """BM25Index.search_tokens before this change: bm25s get_scores, then a full partition."""
-    vocab = index._vocab
-    known = [t for t in tokens if t in vocab]
-    if not known:
-        return []
-    scores = index._retriever.get_scores([vocab[t] for t in known])
-    return [(int(i), float(scores[i])) for i in _old_top_k(scores, min(k, index.size)) if scores[i] > 0]
-
-
-def _recall_at_10(index, data: Path) -> str:
-    """Gold provisions among the top 10 for background + question: mean per question (distinct gold) and
-    pooled over all 443 gold contexts, as "macro / micro"."""
-    keys = [p.key for p in index_corpus(index).provisions]
-    recalls, found, total = [], 0, 0
-    for q in _questions(data):
-        golds = [c["hierarchy"] + c["content"] for c in q["contexts"]]
-        top = {keys[h.index] for h in index.search(q["background"] + q["question"], 10)}
-        recalls.append(len(set(golds) & top) / len(set(golds)))
-        found += sum(g in top for g in golds)
-        total += len(golds)
-    return f"{np.mean(recalls):.3f} / {found / total:.3f}"
-
-
-_CORPORA: dict[int, object] = {}
-
-
-def index_corpus(index):
-    return _CORPORA[id(index)]
-
-
-def _open(corpus_path: str, tokenizer, cache: Path):
-    from koblex_tasks.corpus.bm25 import BM25Index
+def _texts(corpus_path: str) -> list[str]:
     from koblex_tasks.corpus.statutes import load_statutes
 
-    t0 = time.perf_counter()
-    corpus = load_statutes(corpus_path)
-    load_s = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    index = BM25Index.open(corpus, tokenizer, cache_dir=cache)
-    _CORPORA[id(index)] = corpus
-    return corpus, index, load_s, time.perf_counter() - t0
+    return load_statutes(corpus_path, use_cache=False).keys()
 
 
 # --- phases (each in its own process) -----------------------------------------------------------------------
 
 
 def phase_build(args) -> dict:
-    from koblex_tasks.corpus.tokenizers import KiwiTokenizer
+    """Ours from an empty cache (or, with --keep, with the parsed corpus and word cache of a previous build)."""
+    start = time.perf_counter()
+    from koblex_tasks.corpus.bm25 import BM25Index
+    from koblex_tasks.corpus.statutes import load_statutes
 
-    base_rss = _maxrss_mb()
-    tok = KiwiTokenizer()
-    t0 = time.perf_counter()
-    tok.warm_up()
-    init_s = time.perf_counter() - t0
-    timed = TimedTokenizer(tok)
-    corpus, index, load_s, open_s = _open(args.corpus, timed, Path(args.cache))
+    tokenizer = _tokenizer(args.tokenizer)
+    corpus = load_statutes(args.corpus, cache_dir=Path(args.cache))
+    load_s = time.perf_counter() - start
+    index = BM25Index.open(corpus, tokenizer, cache_dir=Path(args.cache))
     assert not index.loaded_from_cache
-    texts = [p.key for p in corpus.provisions]
-    words = Counter(w for t in texts for w in t.split())
-    tokens = timed.inner.tokenize(texts)  # from the memo now; saved for the compare phase
-    with open(args.tokens, "wb") as handle:
-        pickle.dump(tokens, handle, protocol=pickle.HIGHEST_PROTOCOL)
     return {
+        "total_s": time.perf_counter() - start,
+        "corpus_s": load_s,
+        "index_s": time.perf_counter() - start - load_s,
+        "peak_mb": _peak_mb(),
+        "words_analysed": getattr(tokenizer, "analysed_words", None),
+        "postings": len(index._postings.postings),
+        "vocabulary": len(index._vocab),
         "docs": len(corpus),
-        "chars": sum(map(len, texts)),
-        "words": sum(words.values()),
-        "distinct_words": len(words),
-        "load_s": load_s,
-        "kiwi_init_s": init_s,
-        "tokenize_s": timed.wall,
-        "tokenize_cpu_s": timed.cpu,
-        "index_save_s": open_s - timed.wall,
-        "cold_total_s": load_s + init_s + open_s,
-        "maxrss_mb": _maxrss_mb(),
-        "import_rss_mb": base_rss,
     }
 
 
 def phase_warm(args) -> dict:
-    from koblex_tasks.corpus.tokenizers import KiwiTokenizer
+    """Spawn to first answer (the parent subtracts its spawn time), then latency and a ParSeR run's memory."""
+    from koblex_tasks.corpus.retriever import RetrieverSettings, build_retriever
 
-    tok = KiwiTokenizer()
-    t0 = time.perf_counter()
-    _, index, load_s, open_s = _open(args.corpus, tok, Path(args.cache))
-    assert index.loaded_from_cache
-    rss_loaded = _maxrss_mb()
-    tok.warm_up()  # Kiwi started loading in the background when the index opened
-    kiwi_ready_s = time.perf_counter() - t0
     data = Path(args.data)
-    koblex, parser = _koblex_queries(data), _parser_queries(data)
-    out: dict[str, object] = {"load_s": load_s, "open_s": open_s, "kiwi_ready_s": kiwi_ready_s}
-    out["rss_after_load_mb"] = rss_loaded
-
-    def timed(fn, items):
-        times, results = [], []
-        for item in items:
-            t = time.perf_counter()
-            results.append(fn(item))
-            times.append(time.perf_counter() - t)
-        return times, results
-
-    # end to end with Kiwi's word memo empty (a fresh process), then again with the words memoised
-    tok._cache = {}
-    e2e_cold, _ = timed(lambda q: index.search(q, K), koblex)
-    e2e_warm, _ = timed(lambda q: index.search(q, K), koblex)
-    tok._cache = {}
-    tok_cold, q_tokens = timed(lambda q: tok.tokenize([q])[0], koblex)
-    score_new, new_hits = timed(lambda t: index.search_tokens(t, K), q_tokens)
-    score_old, old_hits = timed(lambda t: _old_search(index, t, K), q_tokens)
-    same = sum(
-        [h.index for h in a] == [i for i, _ in b]
-        and np.allclose([h.score for h in a], [s for _, s in b], rtol=1e-5)
-        for a, b in zip(new_hits, old_hits, strict=True)
+    questions = _questions(data)
+    retriever = build_retriever(
+        RetrieverSettings(corpus=args.corpus, tokenizer=args.tokenizer), cache_dir=Path(args.cache)
     )
-    tok._cache = {}
-    parser_many, _ = timed(lambda qs: index.search_many(qs, K), parser)
-    p_tokens = tok.tokenize([q for qs in parser for q in qs])
-    p_score, _ = timed(lambda t: index.search_tokens(t, K), p_tokens)
-    p_old, _ = timed(lambda t: _old_search(index, t, K), p_tokens)
-    out.update(
-        {
-            "koblex_e2e_cold": _lat(e2e_cold),
-            "koblex_e2e_warm": _lat(e2e_warm),
-            "koblex_tokenize_cold": _lat(tok_cold),
-            "koblex_score": _lat(score_new),
-            "koblex_score_old": _lat(score_old),
-            "koblex_same_as_old": f"{same}/{len(koblex)}",
-            "parser_search_many": _lat(parser_many),
-            "parser_score": _lat(p_score),
-            "parser_score_old": _lat(p_old),
-            "parser_queries": len(p_tokens),
-            "maxrss_mb": _maxrss_mb(),
-        }
-    )
-    if args.real:
-        out["recall@10"] = _recall_at_10(index, data)
-    return out
+    retriever.search(questions[0], K)
+    first_answer = time.time()
+    assert retriever.index is not None and retriever.index.loaded_from_cache
+    # scipy is not listed: numba imports it when numba itself loads (in the background)
+    imported = sorted(m for m in ("inspect_ai", "bm25s", "torch", "kiwipiepy") if m in sys.modules)
+    from koblex_tasks.corpus import scoring
 
-
-def phase_legacy(args) -> dict:
-    from koblex_tasks.corpus.statutes import load_statutes
-
-    t0 = time.perf_counter()
-    tok = LegacyKiwiTokenizer()
-    init_s = time.perf_counter() - t0
-    corpus = load_statutes(args.corpus)
-    texts = [p.key for p in corpus.provisions]
-    sample = texts if args.real else random.Random(0).sample(texts, min(LEGACY_SAMPLE, len(texts)))
-    t0, c0 = time.perf_counter(), time.process_time()
-    tok.tokenize(sample)
-    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
-    scale = sum(map(len, texts)) / sum(map(len, sample))
-    queries = _koblex_queries(Path(args.data))
-    times = []
-    for q in queries:
-        t = time.perf_counter()
-        tok.tokenize([q])
-        times.append(time.perf_counter() - t)
-    out = {
-        "kiwi_init_s": init_s,
-        "tokenize_s": wall * scale,
-        "tokenize_cpu_s": cpu * scale,
-        "tokenize_extrapolated": not args.real,
-        "koblex_tokenize": _lat(times),
-        "maxrss_mb": _maxrss_mb(),
+    scoring.load_fast_kernel(wait=True)
+    index = retriever.index
+    cold = _latency(lambda q: index.search(q, K), questions, repeat=1)  # Kiwi's word memo empty
+    warm = _latency(lambda q: index.search(q, K), questions)
+    tokens = index.tokenizer.tokenize(questions)
+    scoring_only = _latency(lambda t: index.search_tokens(t, K), tokens)
+    postings = [
+        int(sum(index._postings.indptr[t + 1] - index._postings.indptr[t] for t in index._query(q)[0]))
+        for q in tokens
+    ]
+    for question, provisions in zip(questions, _parser_queries(data), strict=True):
+        retriever.search_many([question, *provisions], K)
+    return {
+        "first_answer_at": first_answer,
+        "imported": imported,
+        "numba": scoring._fast is not None,
+        "e2e_cold_memo": cold,
+        "e2e": warm,
+        "scoring_only": scoring_only,
+        "median_postings": statistics.median(postings),
+        "parser_run_rss_mb": _rss_mb(),
+        "peak_mb": _peak_mb(),
     }
-    if args.real:
-        timed = TimedTokenizer(tok)
-        _, index, _, open_s = _open(args.corpus, timed, Path(args.cache))
-        out["index_save_s"] = open_s - timed.wall
-        index.tokenizer = tok
-        out["recall@10"] = _recall_at_10(index, Path(args.data))
-    return out
 
 
-def phase_official(args) -> dict:
+def phase_bm25s(args) -> dict:
     import bm25s
 
-    from koblex_tasks.corpus.tokenizers import OfficialTokenizer
+    start = time.perf_counter()
+    texts = _texts(args.corpus)
+    load_s = time.perf_counter() - start
+    ours = _tokenizer(args.tokenizer)
+    t0 = time.perf_counter()
+    if args.tokenizer == "official":
+        corpus_tokens = bm25s.tokenize(texts, stopwords="en", show_progress=False)
+    else:
+        corpus_tokens = ours.tokenize(texts)
+    tokenize_s = time.perf_counter() - t0
+    del texts
+    t0 = time.perf_counter()
+    retriever = bm25s.BM25(backend="numba")
+    retriever.index(corpus_tokens, show_progress=False)
+    index_s = time.perf_counter() - t0
+    del corpus_tokens
+    questions = _questions(Path(args.data))
+    if args.tokenizer == "official":
 
-    timed = TimedTokenizer(OfficialTokenizer())
-    corpus, _, load_s, open_s = _open(args.corpus, timed, Path(args.cache))
-    out = {
+        def query_tokens(q: str):
+            return bm25s.tokenize([q], stopwords="en", return_ids=False, show_progress=False)
+    else:
+        ours.tokenize(questions)  # the same warm word memo as ours
+
+        def query_tokens(q: str):
+            return ours.tokenize([q])
+
+    def search(q: str) -> None:
+        tokens = query_tokens(q)
+        if any(t in retriever.vocab_dict for t in tokens[0]):
+            retriever.retrieve(tokens, k=K, show_progress=False)
+
+    numba_lat = _latency(search, questions)
+    retriever.backend = "numpy"
+    numpy_lat = _latency(search, questions)
+    return {
+        "build_s": load_s + tokenize_s + index_s,
         "load_s": load_s,
-        "tokenize_s": timed.wall,
-        "index_save_s": open_s - timed.wall,
-        "cold_total_s": load_s + open_s,
+        "tokenize_s": tokenize_s,
+        "index_s": index_s,
+        "numba": numba_lat,
+        "numpy": numpy_lat,
+        "peak_mb": _peak_mb(),
     }
-    rss_build = _maxrss_mb()
-    _, warm, _, warm_s = _open(args.corpus, OfficialTokenizer(), Path(args.cache))
-    out["warm_open_s"] = warm_s
-    queries = _koblex_queries(Path(args.data))
-    retriever = warm._retriever
-    times = []
-    for q in queries:  # the official code's path: bm25s.tokenize, then retrieve
-        t = time.perf_counter()
-        q_tokens = bm25s.tokenize([q], stopwords="en", show_progress=False)
-        if len(q_tokens.vocab) > 1 or "" not in q_tokens.vocab:
-            retriever.retrieve(q_tokens, k=min(K, len(corpus)), show_progress=False)
-        times.append(time.perf_counter() - t)
-    ours = []
-    for q in queries:
-        t = time.perf_counter()
-        warm.search(q, K)
-        ours.append(time.perf_counter() - t)
-    out.update(
-        {"bm25s_retrieve": _lat(times), "our_search": _lat(ours), "maxrss_mb": max(rss_build, _maxrss_mb())}
-    )
-    if args.real:
-        out["recall@10"] = _recall_at_10(warm, Path(args.data))
-    return out
 
 
-def _reference_scores(docs: list[list[str]], k1: float = 1.5, b: float = 0.75):
-    """Independent numpy Lucene BM25 from the raw tokens: idf = ln(1 + (N - df + 0.5)/(df + 0.5))."""
-    import scipy.sparse as sp
-
-    vocab: dict[str, int] = {}
-    rows, cols = [], []
-    for d, doc in enumerate(docs):
-        for term in doc:
-            rows.append(d)
-            cols.append(vocab.setdefault(term, len(vocab)))
-    tf = sp.csc_matrix(
-        (np.ones(len(rows), dtype=np.float64), (np.array(rows), np.array(cols))),
-        shape=(len(docs), len(vocab)),
-    )
-    tf.sum_duplicates()
-    dl = np.array([len(d) for d in docs], dtype=np.float64)
-    norm = k1 * (1 - b + b * dl / dl.mean())
-    df = np.diff(tf.indptr)
-    idf = np.log(1 + (len(docs) - df + 0.5) / (df + 0.5))
-
-    def score(query: list[str]) -> np.ndarray:
-        out = np.zeros(len(docs))
-        for term in query:
-            j = vocab.get(term)
-            if j is None:
-                continue
-            lo, hi = tf.indptr[j], tf.indptr[j + 1]
-            rows_j, tf_j = tf.indices[lo:hi], tf.data[lo:hi]
-            out[rows_j] += idf[j] * tf_j / (tf_j + norm[rows_j])
-        return out
-
-    return score
-
-
-def phase_compare(args) -> dict:
+def phase_rank_bm25(args) -> dict:
     from rank_bm25 import BM25Okapi
 
-    from koblex_tasks.corpus.tokenizers import KiwiTokenizer
-
-    with open(args.tokens, "rb") as handle:
-        docs = pickle.load(handle)
-    tok = KiwiTokenizer()
-    _, index, _, _ = _open(args.corpus, tok, Path(args.cache))
-    data = Path(args.data)
-    koblex, parser = _koblex_queries(data), _parser_queries(data)
-    rng = random.Random(0)
-    subset = rng.sample(koblex, REFERENCE_QUERIES // 2) + rng.sample(
-        [q for qs in parser for q in qs], REFERENCE_QUERIES // 2
-    )
-    q_tokens = tok.tokenize(subset)
-
-    # correctness: top-k score lists equal the reference's (ties may be ordered differently)
-    t0 = time.perf_counter()
-    reference = _reference_scores(docs)
-    ref_build = time.perf_counter() - t0
-    equal, same_ids, worst = 0, 0, 0.0
-    for tokens in q_tokens:
-        ref = reference(tokens)
-        ref_top = np.sort(ref[ref > 0])[::-1][:K]
-        hits = index.search_tokens(tokens, K)
-        ours = np.array([h.score for h in hits])
-        ok = len(ours) == len(ref_top) and np.allclose(ours, ref_top, rtol=1e-4, atol=1e-6)
-        equal += ok
-        if len(ours):
-            worst = max(
-                worst,
-                float(np.max(np.abs(ours - ref_top[: len(ours)]) / np.maximum(ref_top[: len(ours)], 1e-9))),
-            )
-        same_ids += [h.index for h in hits] == sorted(np.flatnonzero(ref > 0), key=lambda i: (-ref[i], i))[:K]
-
-    # speed against rank_bm25 on the same tokens
+    tokenizer = _tokenizer(args.tokenizer)
+    docs = tokenizer.tokenize(_texts(args.corpus))
     t0 = time.perf_counter()
     okapi = BM25Okapi(docs)
-    okapi_build = time.perf_counter() - t0
-    few = q_tokens[:RANK_BM25_QUERIES]
-    okapi_t, ours_t = [], []
-    for tokens in few:
-        t = time.perf_counter()
-        scores = okapi.get_scores(tokens)
+    build_s = time.perf_counter() - t0
+    questions = _questions(Path(args.data))[:RANK_BM25_QUERIES]
+    tokenizer.tokenize(questions)
+
+    def search(q: str) -> None:
+        scores = okapi.get_scores(tokenizer.tokenize([q])[0])
         np.argsort(-scores)[:K]
-        okapi_t.append(time.perf_counter() - t)
-    for _ in range(3):
-        for tokens in few:
-            t = time.perf_counter()
-            index.search_tokens(tokens, K)
-            ours_t.append(time.perf_counter() - t)
-    return {
-        "reference_build_s": ref_build,
-        "topk_scores_equal": f"{equal}/{len(q_tokens)}",
-        "topk_ids_equal": f"{same_ids}/{len(q_tokens)}",
-        "max_rel_score_diff": worst,
-        "rank_bm25_build_s": okapi_build,
-        "rank_bm25_query": _lat(okapi_t),
-        "our_query_same_tokens": _lat(ours_t),
-        "speedup_vs_rank_bm25": statistics.median(okapi_t) / statistics.median(ours_t),
-        "maxrss_mb": _maxrss_mb(),
-    }
+
+    return {"build_s": build_s, "query": _latency(search, questions, repeat=1), "peak_mb": _peak_mb()}
+
+
+def phase_pyserini(args) -> dict:
+    """Lucene over our tokens: documents and queries are space-joined terms, whitespace-analysed."""
+    # pyserini 1.x builds an OpenAI client when imported; a placeholder key lets it import (nothing is sent)
+    os.environ.setdefault("OPENAI_API_KEY", "placeholder-not-used")
+    try:
+        from pyserini.index.lucene import LuceneIndexer
+        from pyserini.pyclass import autoclass  # after pyserini has put its jar on the JVM's class path
+        from pyserini.search.lucene import LuceneSearcher
+    except Exception as exc:  # not installed, or a Java older than its jar (pyserini 1.x needs Java 21+)
+        return {"skipped": f"pyserini unavailable ({type(exc).__name__}: {str(exc)[:160]})"}
+    tokenizer = _tokenizer(args.tokenizer)
+    texts = _texts(args.corpus)
+    index_dir = Path(args.cache) / "lucene"
+    shutil.rmtree(index_dir, ignore_errors=True)
+    t0 = time.perf_counter()
+    indexer = LuceneIndexer(args=["-index", str(index_dir), "-pretokenized"], threads=os.cpu_count() or 1)
+    for start in range(0, len(texts), 20_000):
+        batch = tokenizer.tokenize(texts[start : start + 20_000])
+        indexer.add_batch_dict([{"id": str(start + i), "contents": " ".join(t)} for i, t in enumerate(batch)])
+    indexer.close()
+    build_s = time.perf_counter() - t0
+    searcher = LuceneSearcher(str(index_dir))
+    searcher.set_bm25(1.5, 0.75)
+    searcher.set_analyzer(autoclass("org.apache.lucene.analysis.core.WhitespaceAnalyzer")())
+    questions = _questions(Path(args.data))
+    tokenizer.tokenize(questions)
+    latency = _latency(lambda q: searcher.search(" ".join(tokenizer.tokenize([q])[0]), k=K), questions)
+    return {"build_s": build_s, "query": latency, "peak_mb": _peak_mb()}
+
+
+def phase_reference(args) -> dict:
+    """Our top-100 against Lucene BM25 brute-forced from the raw token stream, exactly."""
+    from koblex_tasks.corpus.bm25 import BM25Index
+    from koblex_tasks.corpus.statutes import load_statutes
+    from koblex_tasks.corpus.tokenizers import encode_with
+
+    tokenizer = _tokenizer(args.tokenizer)
+    corpus = load_statutes(args.corpus, cache_dir=Path(args.cache))
+    index = BM25Index.open(corpus, tokenizer, cache_dir=Path(args.cache))
+    encoded = encode_with(tokenizer, corpus.iter_keys())
+    stream, lengths = encoded.term_ids, encoded.lengths
+    doc_of = np.repeat(np.arange(len(lengths)), lengths)
+    term_id = {t: i for i, t in enumerate(encoded.vocabulary)}
+    n, avgdl, k1, b = len(lengths), int(lengths.sum()) / len(lengths), 1.5, 0.75
+    order = np.argsort(stream, kind="stable")  # occurrences grouped by term
+    bounds = np.searchsorted(stream[order], np.arange(len(encoded.vocabulary) + 1))
+
+    def reference(tokens: list[str]) -> list[tuple[int, float]]:
+        scores = np.zeros(n)
+        for term, count in Counter(tokens).items():
+            if term not in term_id:
+                continue
+            j = term_id[term]
+            docs, tf = np.unique(doc_of[order[bounds[j] : bounds[j + 1]]], return_counts=True)
+            idf = math.log(1 + (n - len(docs) + 0.5) / (len(docs) + 0.5))
+            tf = tf.astype(np.float64)
+            scores[docs] += idf * tf / (tf + k1 * (1 - b + b * lengths[docs] / avgdl)) * count
+        top = sorted(np.flatnonzero(scores > 0).tolist(), key=lambda i: (-scores[i], i))[:K]
+        return [(i, float(scores[i])) for i in top]
+
+    questions = _questions(Path(args.data))
+    if not args.real:
+        questions = random.Random(0).sample(questions, REFERENCE_SAMPLE)
+    same = sum(
+        [(h.index, h.score) for h in index.search(q, K)] == reference(tokenizer.tokenize([q])[0])
+        for q in questions
+    )
+    return {"identical": same, "checked": len(questions)}
 
 
 PHASES = {
     "build": phase_build,
     "warm": phase_warm,
-    "legacy": phase_legacy,
-    "official": phase_official,
-    "compare": phase_compare,
+    "bm25s": phase_bm25s,
+    "rank_bm25": phase_rank_bm25,
+    "pyserini": phase_pyserini,
+    "reference": phase_reference,
 }
 
 
 # --- orchestration ------------------------------------------------------------------------------------------
 
 
-def _run_phase(name: str, corpus: Path, real: bool, work: Path, data: Path) -> dict:
-    cache = work / f"cache-{corpus.stem}"
-    tokens = work / f"tokens-{corpus.stem}.pkl"
-    cmd = [sys.executable, __file__, "--phase", name, "--corpus", str(corpus), "--cache", str(cache)]
-    cmd += ["--tokens", str(tokens), "--data", str(data)] + (["--real"] if real else [])
-    t0 = time.perf_counter()
+def _run(phase: str, corpus: Path, tokenizer: str, cache: Path, data: Path, real: bool) -> dict:
+    cmd = [sys.executable, __file__, "--phase", phase, "--corpus", str(corpus), "--tokenizer", tokenizer]
+    cmd += ["--cache", str(cache), "--data", str(data)] + (["--real"] if real else [])
+    spawned = time.time()
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
     if proc.returncode != 0:
         print(proc.stderr[-3000:], file=sys.stderr)
-        raise SystemExit(f"phase {name} on {corpus.name} failed")
+        raise SystemExit(f"phase {phase} ({tokenizer}) on {corpus.name} failed")
     result = json.loads(proc.stdout.strip().splitlines()[-1])
-    result["phase_wall_s"] = time.perf_counter() - t0
-    print(f"  {corpus.name:>22} {name:<8} {result['phase_wall_s']:6.1f}s", file=sys.stderr, flush=True)
+    if "first_answer_at" in result:
+        result["warm_start_s"] = result.pop("first_answer_at") - spawned
+    print(
+        f"  {corpus.name:>26} {tokenizer:<8} {phase:<9} {time.time() - spawned:6.1f}s",
+        file=sys.stderr,
+        flush=True,
+    )
     return result
 
 
-def _fmt(v) -> str:
-    if isinstance(v, float):
-        return f"{v:.3f}" if abs(v) < 10 else f"{v:.1f}"
-    return str(v)
+def measure(corpus: Path, real: bool, work: Path, data: Path) -> dict:
+    results: dict[str, dict] = {}
+    for tokenizer in TOKENIZERS:
+        cache = work / f"cache-{corpus.stem}-{tokenizer}"
+        shutil.rmtree(cache, ignore_errors=True)
+        run = {"build": _run("build", corpus, tokenizer, cache, data, real)}
+        if tokenizer == "kiwi":  # the index again, with the parsed corpus and the analysed words cached
+            shutil.rmtree(cache / "bm25")
+            run["rebuild"] = _run("build", corpus, tokenizer, cache, data, real)
+        run["warm"] = _run("warm", corpus, tokenizer, cache, data, real)
+        run["reference"] = _run("reference", corpus, tokenizer, cache, data, real)
+        run["bm25s"] = _run("bm25s", corpus, tokenizer, cache, data, real)
+        run["pyserini"] = _run("pyserini", corpus, tokenizer, cache, data, real)
+        if real:
+            run["rank_bm25"] = _run("rank_bm25", corpus, tokenizer, cache, data, real)
+        results[tokenizer] = run
+    return results
 
 
-def _print_table(label: str, r: dict) -> None:
-    b, w, lg, off, cmp_ = r["build"], r["warm"], r["legacy"], r["official"], r["compare"]
-    lat = lambda d: f"{d['p50_ms']:.2f} / {d['p95_ms']:.2f}"  # noqa: E731
-    print(
-        f"\n## {label}: {b['docs']:,} paragraphs, {b['chars']:,} chars, {b['distinct_words']:,} distinct words"
-    )
-    rows = [
-        ("cold: corpus load (s)", _fmt(b["load_s"]), "same", _fmt(off["load_s"])),
-        ("cold: Kiwi start-up (s)", _fmt(b["kiwi_init_s"]), _fmt(lg["kiwi_init_s"]), "-"),
-        (
-            "cold: tokenization wall (cpu) s",
-            f"{_fmt(b['tokenize_s'])} ({_fmt(b['tokenize_cpu_s'])})",
-            f"{_fmt(lg['tokenize_s'])} ({_fmt(lg['tokenize_cpu_s'])})"
-            + (" extrap." if lg["tokenize_extrapolated"] else ""),
-            _fmt(off["tokenize_s"]),
-        ),
-        (
-            "cold: bm25s index + save (s)",
-            _fmt(b["index_save_s"]),
-            _fmt(lg.get("index_save_s", "-")),
-            _fmt(off["index_save_s"]),
-        ),
-        ("cold: total (s)", _fmt(b["cold_total_s"]), "-", _fmt(off["cold_total_s"])),
-        ("cold: peak RSS (MB)", _fmt(b["maxrss_mb"]), _fmt(lg["maxrss_mb"]), _fmt(off["maxrss_mb"])),
-        (
-            "warm: corpus load + index open (s)",
-            f"{_fmt(w['load_s'])} + {_fmt(w['open_s'])}",
-            "same",
-            _fmt(off["warm_open_s"]),
-        ),
-        ("warm: Kiwi ready after open (s)", _fmt(w["kiwi_ready_s"]), "-", "-"),
-        (
-            "warm: peak RSS loaded / after queries (MB)",
-            f"{_fmt(w['rss_after_load_mb'])} / {_fmt(w['maxrss_mb'])}",
-            "-",
-            "-",
-        ),
-        (
-            "KoBLEX q: tokenize p50/p95 ms (new words)",
-            lat(w["koblex_tokenize_cold"]),
-            lat(lg["koblex_tokenize"]),
-            "-",
-        ),
-        ("KoBLEX q: score top-100 p50/p95 ms", lat(w["koblex_score"]), lat(w["koblex_score_old"]), "-"),
-        ("KoBLEX q: end-to-end, empty word memo", lat(w["koblex_e2e_cold"]), "-", lat(off["bm25s_retrieve"])),
-        (
-            "KoBLEX q: end-to-end, words memoised",
-            lat(w["koblex_e2e_warm"]),
-            "-",
-            lat(off["our_search"]) + " (ours)",
-        ),
-        ("ParSeR q: score top-100 p50/p95 ms", lat(w["parser_score"]), lat(w["parser_score_old"]), "-"),
-        ("ParSeR: search_many per question", lat(w["parser_search_many"]), "-", "-"),
-        ("new scorer == old scorer (KoBLEX q)", w["koblex_same_as_old"], "", ""),
-    ]
-    if "recall@10" in w:
-        rows.append(
+def _ms(d: dict) -> str:
+    return f"{d['p50']:.2f} / {d['p95']:.2f}"
+
+
+def _ratio(a: float, b: float) -> str:
+    return f"{a / b:.2f}×" if b else "-"
+
+
+def print_table(label: str, size: int, r: dict) -> None:
+    print(f"\n### {label}: {size:,} paragraphs")
+    print("| measure | paper tokens: ours | bm25s numba | bm25s numpy | Lucene | ours / numba |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    rows = []
+    for tok in TOKENIZERS:
+        run = r[tok]
+        b, w, s, ref, pys = run["build"], run["warm"], run["bm25s"], run["reference"], run["pyserini"]
+        lucene_q = _ms(pys["query"]) if "query" in pys else "skipped"
+        lucene_b = f"{pys['build_s']:.1f} s" if "build_s" in pys else "skipped"
+        name = "paper tokens" if tok == "official" else "Kiwi tokens"
+        rows += [
             (
-                "recall@10 gold (bg+question)",
-                _fmt(w["recall@10"]),
-                _fmt(lg["recall@10"]),
-                _fmt(off["recall@10"]),
+                f"{name}: top-100 p50 / p95 ms (tokenization included)",
+                _ms(w["e2e"]),
+                _ms(s["numba"]),
+                _ms(s["numpy"]),
+                lucene_q,
+                _ratio(w["e2e"]["p50"], s["numba"]["p50"]),
+            ),
+            (
+                f"{name}: scoring only p50 / p95 ms (median {w['median_postings']:,.0f} postings)",
+                _ms(w["scoring_only"]),
+                "",
+                "",
+                "",
+                "",
+            ),
+            (
+                f"{name}: cold build s (peak RSS MB)",
+                f"{b['total_s']:.1f} ({b['peak_mb']:.0f})",
+                f"{s['build_s']:.1f} ({s['peak_mb']:.0f})",
+                "same",
+                lucene_b,
+                _ratio(b["total_s"], s["build_s"]),
+            ),
+        ]
+        if "rebuild" in run:
+            rb = run["rebuild"]
+            rows.append(
+                (
+                    f"{name}: rebuild with cached corpus + words, s (peak MB)",
+                    f"{rb['total_s']:.1f} ({rb['peak_mb']:.0f})",
+                    "",
+                    "",
+                    "",
+                    "",
+                )
             )
-        )
-    print(
-        f"| {'measure':<44} | {'after (kiwi v2)':<22} | {'before (kiwi v1)':<26} | {'official bm25s':<18} |"
-    )
-    print(f"|{'-' * 46}|{'-' * 24}|{'-' * 28}|{'-' * 20}|")
-    for name, a, bb, c in rows:
-        print(f"| {name:<44} | {a:<22} | {bb:<26} | {c:<18} |")
-    print(
-        f"rank_bm25 BM25Okapi, same tokens: build {_fmt(cmp_['rank_bm25_build_s'])} s, query p50 "
-        f"{cmp_['rank_bm25_query']['p50_ms']:.1f} ms vs ours {cmp_['our_query_same_tokens']['p50_ms']:.2f} ms "
-        f"-> {cmp_['speedup_vs_rank_bm25']:.0f}x faster"
-    )
-    print(
-        f"reference (numpy brute-force Lucene BM25, {REFERENCE_QUERIES} queries): top-{K} score lists equal "
-        f"{cmp_['topk_scores_equal']}, ids in (score, position) order equal {cmp_['topk_ids_equal']}, "
-        f"max rel. score diff {cmp_['max_rel_score_diff']:.1e}"
-    )
+        rows += [
+            (
+                f"{name}: warm start, spawn → first answer s",
+                f"{w['warm_start_s']:.2f}"
+                + (f" (imports {', '.join(w['imported'])})" if w["imported"] else ""),
+                "",
+                "",
+                "",
+                "",
+            ),
+            (
+                f"{name}: 226-question ParSeR run holds (RSS MB)",
+                f"{w['parser_run_rss_mb']:.0f}",
+                "",
+                "",
+                "",
+                "",
+            ),
+            (
+                f"{name}: top-100 identical to brute-force Lucene BM25",
+                f"{ref['identical']}/{ref['checked']}",
+                "",
+                "",
+                "",
+                "",
+            ),
+            (
+                f"{name}: first pass, Kiwi word memo empty, p50 / p95 ms",
+                _ms(w["e2e_cold_memo"]),
+                "",
+                "",
+                "",
+                "",
+            )
+            if tok == "kiwi"
+            else None,
+        ]
+        if "rank_bm25" in run:
+            rk = run["rank_bm25"]
+            rows.append(
+                (
+                    f"{name}: rank_bm25 BM25Okapi query p50 ms (build s)",
+                    f"rank_bm25 {rk['query']['p50']:.1f} ({rk['build_s']:.1f})",
+                    "",
+                    "",
+                    "",
+                    f"rank_bm25 {rk['query']['p50'] / w['e2e']['p50']:.0f}× slower",
+                )
+            )
+    for row in rows:
+        if row is not None:
+            print("| " + " | ".join(row) + " |")
+    for tok in TOKENIZERS:
+        if "skipped" in r[tok]["pyserini"]:
+            print(f"Lucene ({tok}): {r[tok]['pyserini']['skipped']}")
+            break
+
+
+def print_growth(results: dict[int, dict]) -> None:
+    sizes = sorted(results)
+    if len(sizes) < 2:
+        return
+    print("\n### growth with corpus size")
+    print("| measure | " + " | ".join(f"{s:,}" for s in sizes) + " |")
+    print("| --- |" + " --- |" * len(sizes))
+    picks = [
+        ("top-100 p50 ms", lambda run: f"{run['warm']['e2e']['p50']:.2f}"),
+        ("bm25s numba p50 ms", lambda run: f"{run['bm25s']['numba']['p50']:.2f}"),
+        ("cold build s", lambda run: f"{run['build']['total_s']:.1f}"),
+        ("build peak MB", lambda run: f"{run['build']['peak_mb']:.0f}"),
+        ("warm start s", lambda run: f"{run['warm']['warm_start_s']:.2f}"),
+        ("ParSeR run RSS MB", lambda run: f"{run['warm']['parser_run_rss_mb']:.0f}"),
+    ]
+    for tok in TOKENIZERS:
+        for name, pick in picks:
+            print(f"| {tok}: {name} | " + " | ".join(pick(results[s][tok]) for s in sizes) + " |")
 
 
 def main() -> None:
@@ -582,14 +500,13 @@ def main() -> None:
     )
     default_data = os.environ.get("KOBLEX_SHARED_DATA", str(BENCH_DIR.parent.parent / "shared" / "data"))
     parser.add_argument("--data", default=default_data, help="shared/data folder (env KOBLEX_SHARED_DATA)")
-    parser.add_argument("--size", type=int, default=250_000, help="synthetic scale corpus size")
+    parser.add_argument("--sizes", type=int, nargs="*", default=[250_000], help="synthetic corpus sizes")
     parser.add_argument("--work", type=Path, default=None, help="work dir (default: a temp dir, removed)")
-    parser.add_argument("--skip-scale", action="store_true")
     parser.add_argument("--json", type=Path, default=None, help="also write all results here")
     parser.add_argument("--phase", choices=sorted(PHASES), help=argparse.SUPPRESS)
     parser.add_argument("--corpus", help=argparse.SUPPRESS)
+    parser.add_argument("--tokenizer", help=argparse.SUPPRESS)
     parser.add_argument("--cache", help=argparse.SUPPRESS)
-    parser.add_argument("--tokens", help=argparse.SUPPRESS)
     parser.add_argument("--real", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
 
@@ -603,33 +520,34 @@ def main() -> None:
     data = Path(args.data).resolve()
     work = args.work or Path(tempfile.mkdtemp(prefix="koblex-bench-"))
     work.mkdir(parents=True, exist_ok=True)
-    for stale in work.glob("cache-*"):
-        shutil.rmtree(stale)  # every run starts cold
     real = data / "koblex" / "statutes.jsonl"
-    corpora = [("REAL shared corpus", real, True)]
-    if not args.skip_scale:
+    corpora: list[tuple[str, Path, bool, int]] = [("REAL shared corpus", real, True, 5423)]
+    for size in args.sizes:
         from _scale_corpus import write_scale_corpus
 
-        scale = work / f"SYNTHETIC-scale-{args.size}.jsonl"
-        if not scale.exists():
+        path = work / f"SYNTHETIC-scale-{size}.jsonl"
+        if not path.exists():
             t0 = time.perf_counter()
-            write_scale_corpus(real, scale, args.size)
-            print(f"  generated {scale.name} in {time.perf_counter() - t0:.1f}s", file=sys.stderr)
-        corpora.append((f"SYNTHETIC scale corpus (speed only) x{args.size:,}", scale, False))
+            write_scale_corpus(real, path, size)
+            print(f"  generated {path.name} in {time.perf_counter() - t0:.1f}s", file=sys.stderr)
+        corpora.append((f"SYNTHETIC corpus (speed only) x{size:,}", path, False, size))
     load = os.getloadavg()
-    print(f"machine: {os.cpu_count()} cores, load average at start {load[0]:.2f}", file=sys.stderr)
-    results = {}
+    results: dict[int, dict] = {}
     try:
-        for label, path, is_real in corpora:
-            results[label] = {
-                phase: _run_phase(phase, path, is_real, work, data)
-                for phase in ("build", "warm", "legacy", "official", "compare")
-            }
-        print(f"# BM25 retrieval bench ({os.cpu_count()} cores; load average at start {load[0]:.2f})")
-        for label, r in results.items():
-            _print_table(label, r)
+        for _, path, is_real, size in corpora:
+            results[size] = measure(path, is_real, work, data)
+        end_load = os.getloadavg()
+        print(
+            f"# BM25 retrieval bench, {datetime.date.today()} ({os.cpu_count()} cores; load average "
+            f"{load[0]:.2f} at start, {end_load[0]:.2f} at end)"
+        )
+        for label, _, _, size in corpora:
+            print_table(label, size, results[size])
+        print_growth({s: r for s, r in results.items() if s != 5423})
         if args.json:
-            args.json.write_text(json.dumps(results, indent=1, ensure_ascii=False))
+            args.json.write_text(
+                json.dumps({str(k): v for k, v in results.items()}, indent=1, ensure_ascii=False)
+            )
     finally:
         if args.work is None:
             shutil.rmtree(work, ignore_errors=True)

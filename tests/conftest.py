@@ -172,18 +172,23 @@ def replay_logs(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> 
 JUDGE_SCORES = {"q1": "9", "q2": "3"}
 
 
-def judge_reply(  # a scripted LF-Eval judge: 9 for q1, 3 for q2, with logprobs
+def judge_reply(  # a scripted LF-Eval judge: 9 for q1, 3 for q2, with logprobs, for either prompt variant
     messages, tools, tool_choice, config: GenerateConfig
 ) -> ModelOutput:
-    prompt = messages[-1].text
-    token = JUDGE_SCORES["q1" if "운송물" in prompt else "q2"]
-    out = ModelOutput.from_content(model="judge", content=token)
-    out.choices[0].logprobs = Logprobs(
-        content=[Logprob(token=token, logprob=0.0, top_logprobs=[TopLogprob(token=token, logprob=0.0)])]
-    )
-    from koblex_tasks.providers.koblexmock import usage_for
+    from koblex_tasks.providers.koblexmock import is_lf_eval_json_prompt, usage_for
 
-    out.usage = usage_for(prompt, token)
+    prompt = messages[-1].text
+    score = JUDGE_SCORES["q1" if "운송물" in prompt else "q2"]
+    # DeepEval's prompt gets its JSON object, tokenised with the score as its own token; the bare one the score
+    tokens = ['{"', "score", '":', " ", score, ",", ' "', "reason", '":', ' "', "ok", '"}']
+    tokens = tokens if is_lf_eval_json_prompt(prompt) else [score]
+    out = ModelOutput.from_content(model="judge", content="".join(tokens))
+    out.choices[0].logprobs = Logprobs(
+        content=[
+            Logprob(token=t, logprob=0.0, top_logprobs=[TopLogprob(token=t, logprob=0.0)]) for t in tokens
+        ]
+    )
+    out.usage = usage_for(prompt, out.completion)
     return out
 
 
@@ -198,7 +203,7 @@ def judged_log(tiny_questions: Path, tiny_corpus: Path, tmp_path: Path) -> str:
 
     model = get_model("mockllm/model", custom_outputs=lambda *a: _answer())
     judge = get_model("mockllm/model", custom_outputs=judge_reply)
-    task = koblex(data=str(tiny_questions), corpus=str(tiny_corpus), judge=True)
+    task = koblex(data=str(tiny_questions), corpus=str(tiny_corpus), reranker="none", judge=True)
     [log] = inspect_eval(
         task,
         solver=standard_prompting(),

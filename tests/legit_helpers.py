@@ -11,7 +11,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from inspect_ai.model import ModelOutput, ModelUsage, get_model
+from inspect_ai import Task
+from inspect_ai import eval as inspect_eval
+from inspect_ai.log import EvalLog
+from inspect_ai.model import Model, ModelOutput, ModelUsage, get_model
+from inspect_ai.solver import Solver
 
 from koblex_tasks.tasks.legit.dataset import Issue, LegitRecord, read_legit_file
 
@@ -99,6 +103,27 @@ class CountingModel:
 
     def model(self):
         return get_model("mockllm/model", custom_outputs=self)
+
+
+def eval_one(
+    task: Task,
+    log_dir: Path,
+    model: str | Model,
+    grader: Model | None = None,
+    solver: Solver | None = None,
+    **kwargs: object,
+) -> EvalLog:
+    """Evaluate one task offline (no display), with `grader` bound to the judge role when given."""
+    [log] = inspect_eval(
+        task,
+        solver=solver,
+        model=model,
+        model_roles={"grader": grader} if grader is not None else None,
+        display="none",
+        log_dir=str(log_dir),
+        **kwargs,  # type: ignore[arg-type]
+    )
+    return log
 
 
 def tiny_record(doc_id: str = "테스트법원-2024가단1") -> dict:

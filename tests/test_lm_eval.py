@@ -13,7 +13,7 @@ from lm_eval.tasks import TaskManager
 import koblex_tasks.lm_eval_tasks as lm_tasks
 from koblex_tasks.prompts import load_prompt
 from koblex_tasks.scorers.koblex.text import token_f1
-from koblex_tasks.solvers.koblex._common import answer_after_marker
+from koblex_tasks.tasks.koblex.evidence import after_marker as answer_after_marker
 
 ANSWER = "정답은 소멸한다."  # tiny_question's reference answer
 
@@ -104,3 +104,14 @@ def test_simple_evaluate_scores_with_token_f1(task_manager: TaskManager) -> None
     assert prompt.startswith("You are a legal assistant AI.") and prompt.endswith("Reasoning: ")
     assert gen_kwargs["until"] == ["\nQuestion:", "<Query>", "<EXAMPLE>"] and gen_kwargs["do_sample"] is False
     assert gen_kwargs["max_gen_toks"] == 2000
+
+
+def test_offline_hub_names_the_lm_eval_variable(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without data, offline: one line naming KOBLEX_DATA (lm-eval's way to pass a local file)."""
+    from koblex_tasks.hub import HubUnavailableError
+    from koblex_tasks.lm_eval_tasks import utils as u
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.delenv(u.DATA_ENV, raising=False)
+    with pytest.raises(HubUnavailableError, match="set KOBLEX_DATA=PATH to a local KoBLEX JSONL instead"):
+        u.load_koblex()

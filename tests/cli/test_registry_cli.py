@@ -62,6 +62,8 @@ def test_inspect_eval_cli_with_scripted_provider(
         f"corpus={tiny_corpus}",
         "-T",
         "tokenizer=official",
+        "-T",
+        "reranker=none",
         "--solver",
         "koblex_tasks/parser",
         "-S",
@@ -92,6 +94,8 @@ def test_grader_role_adds_lf_eval(tiny_questions: Path, tiny_corpus: Path, tmp_p
         f"data={tiny_questions}",
         "-T",
         f"corpus={tiny_corpus}",
+        "-T",
+        "reranker=none",
         "--solver",
         "koblex_tasks/standard_prompting",
     )
@@ -124,6 +128,7 @@ def test_every_table_2_method_runs_on_the_shared_data(shared_data: Path, tmp_pat
         task_args={
             "data": str(shared_data / "koblex" / "koblex.jsonl"),
             "corpus": str(shared_data / "koblex" / "statutes.jsonl"),
+            "reranker": "none",
         },
         solver=registry_lookup("solver", f"koblex_tasks/{solver}")(),  # type: ignore[misc]
         model="koblexmock/m",

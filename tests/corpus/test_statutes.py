@@ -69,7 +69,7 @@ def test_hub_failure_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
         raise ConnectionError("no network")
 
     monkeypatch.setattr(datasets, "load_dataset", offline)
-    with pytest.raises(RuntimeError, match="Pass a local JSONL file instead"):
+    with pytest.raises(RuntimeError, match=r"(?i)pass a local JSONL file instead"):
         load_statutes(None)
 
 
@@ -85,3 +85,120 @@ def test_invalid_utf8_names_the_line(tmp_path: Path) -> None:
     )
     with pytest.raises(DataError, match=r"latin1.jsonl:2: not valid"):
         load_statutes(str(path))
+
+
+def _rows(*texts: tuple[str, str], ids: bool = True) -> list[dict]:
+    return [
+        {"id": f"r{i}", "hierarchy": h, "content": c} if ids else {"hierarchy": h, "content": c}
+        for i, (h, c) in enumerate(texts)
+    ]
+
+
+def test_boolean_ids_are_rejected(tmp_path: Path) -> None:
+    from tests.conftest import write_jsonl
+
+    path = write_jsonl(
+        tmp_path / "bool.jsonl",
+        [{"id": "a", "hierarchy": "h", "content": "c"}, {"id": True, "hierarchy": "h2", "content": "c"}],
+    )
+    with pytest.raises(DataError, match=r"bool.jsonl:2: field 'id' must be a string or a number, got True"):
+        load_statutes(str(path), use_cache=False)
+
+
+def test_duplicate_texts_are_kept_once_with_one_warning(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    from koblex_tasks.corpus.bm25 import BM25Index
+    from koblex_tasks.corpus.provision import Provision
+    from koblex_tasks.corpus.statutes import fingerprint_provisions
+    from koblex_tasks.corpus.tokenizers import OfficialTokenizer
+    from tests.conftest import write_jsonl
+
+    texts = [
+        ("민법 1조", " 손해배상 청구"),
+        ("민법 2조", " 계약 해제"),
+        ("민법 1조", " 손해배상 청구"),
+        ("민법 1", "조 손해배상 청구"),
+    ]
+    texts += [("민법 2조", " 계약 해제")] * 4
+    path = write_jsonl(tmp_path / "dups.jsonl", _rows(*texts))
+    for use_cache in (False, True, True):  # parsed, parsed and cached, loaded from the cache
+        caplog.clear()
+        with caplog.at_level("WARNING"):
+            corpus = load_statutes(str(path), cache_dir=tmp_path / "cache", use_cache=use_cache)
+        warnings = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+        assert len(warnings) == 1, warnings
+        assert (
+            "6 provision(s) repeat" in warnings[0]
+            and "line 3 (id 'r2') repeats line 1 (id 'r0')" in warnings[0]
+        )
+        assert warnings[0].endswith("; ...")  # only the first few are named
+        # "민법 1" + "조 손해배상 청구" is the same key (hierarchy + content are joined without a separator)
+        assert [p.row_id for p in corpus.provisions] == ["r0", "r1"]
+        assert corpus.describe()["duplicates_dropped"] == 6 and len(corpus) == 2
+        # the fingerprint still covers every row of the file, as before duplicates were dropped
+        assert corpus.fingerprint == fingerprint_provisions(
+            [Provision(f"r{i}", h, c) for i, (h, c) in enumerate(texts)]
+        )
+    hits = BM25Index.open(corpus, OfficialTokenizer(), cache_dir=tmp_path / "cache").search(
+        "손해배상 청구", 5
+    )
+    assert [h.index for h in hits] == [0]
+
+
+def test_no_indexable_text_is_a_clear_error(tmp_path: Path) -> None:
+    from koblex_tasks.corpus.bm25 import BM25Index
+    from koblex_tasks.corpus.tokenizers import KiwiTokenizer, OfficialTokenizer
+    from tests.conftest import write_jsonl
+
+    path = write_jsonl(tmp_path / "blank.jsonl", _rows(("", "."), ("-", " "), ("", "!?")))
+    corpus = load_statutes(str(path), use_cache=False)
+    for tokenizer in (OfficialTokenizer(), KiwiTokenizer(num_workers=1)):
+        with pytest.raises(
+            DataError,
+            match=rf"blank.jsonl: no provision has an indexable term for the '{tokenizer.name}' tokenizer \(3 provisions",
+        ):
+            BM25Index.open(corpus, tokenizer, use_cache=False)
+
+
+def test_parsed_corpus_is_cached_and_never_stale(tiny_corpus: Path, tmp_path: Path) -> None:
+    import os
+
+    from tests.conftest import write_jsonl
+
+    cache = tmp_path / "cache"
+    path = write_jsonl(tmp_path / "statutes.jsonl", TINY_STATUTES)
+    parsed = load_statutes(str(path), use_cache=False)
+    first = load_statutes(str(path), cache_dir=cache)
+    (entry,) = (cache / "statutes").iterdir()
+    second = load_statutes(str(path), cache_dir=cache)
+    for corpus in (first, second):
+        assert corpus.provisions == parsed.provisions and corpus.fingerprint == parsed.fingerprint
+        assert corpus.keys() == [p.key for p in parsed.provisions]
+        assert corpus.provision(-1) == parsed.provisions[-1] and corpus.source == str(path)
+    assert [p.name for p in (cache / "statutes").iterdir()] == [entry.name]  # the second load used it
+    # one character changed, same size, modification time put back: the parse is not reused
+    text = path.read_text(encoding="utf-8")
+    stat = path.stat()
+    edited = text.replace("소멸한다", "소멸된다", 1)
+    assert len(edited.encode()) == len(text.encode())
+    path.write_text(edited, encoding="utf-8")
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    changed = load_statutes(str(path), cache_dir=cache)
+    assert changed.fingerprint != parsed.fingerprint and "소멸된다" in "".join(changed.keys())
+    # a corrupted table is rebuilt from the file
+    (entry_now,) = [p for p in (cache / "statutes").iterdir() if p.name != entry.name]
+    (entry_now / "text.bin").write_bytes(b"garbage")
+    assert load_statutes(str(path), cache_dir=cache).provisions == changed.provisions
+
+
+def test_retrieval_imports_neither_inspect_nor_bm25s() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, koblex_tasks.corpus.retriever, koblex_tasks.corpus.bm25; "
+        "print(sorted(m for m in ('inspect_ai', 'bm25s', 'scipy', 'kiwipiepy', 'numba', 'torch') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"

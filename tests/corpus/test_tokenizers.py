@@ -1,15 +1,13 @@
-"""Tokenizers (per-word Kiwi analysis with its memo, content tags, the official regex tokenizer) and the fast
-BM25 scoring paths (per-term sparse kernel, sampled top-k), each checked against a plain computation."""
+"""Tokenizers: per-word Kiwi analysis with its memo and word cache, content tags, corpus encoding, and the
+official regex tokenizer, proven to give bm25s' exact tokens."""
 
 import threading
 from pathlib import Path
 
 import bm25s
-import numpy as np
 import pytest
 
-from koblex_tasks.corpus import bm25 as bm25_module
-from koblex_tasks.corpus.bm25 import BM25Index, BM25Params, top_k
+from koblex_tasks.corpus.bm25 import BM25Index, BM25Params
 from koblex_tasks.corpus.statutes import load_statutes
 from koblex_tasks.corpus.tokenizers import (
     KIWI_CONTENT_TAGS,
@@ -135,17 +133,82 @@ def test_version_enters_the_cache_key(tiny_corpus: Path, monkeypatch: pytest.Mon
     assert BM25Index.key_for(corpus, tokenizer, BM25Params()) != key
 
 
-# --- scoring ----------------------------------------------------------------------------------------------
+def test_chunked_tokenize_equals_one_chunk(monkeypatch: pytest.MonkeyPatch) -> None:
+    from koblex_tasks.corpus import tokenizers
+
+    texts = TEXTS * 3
+    whole = KiwiTokenizer(num_workers=1, cache_size=0).tokenize(texts)
+    monkeypatch.setattr(tokenizers, "_CHUNK", 2)
+    assert KiwiTokenizer(num_workers=1, cache_size=0).tokenize(texts) == whole
+    assert KiwiTokenizer(num_workers=1).tokenize(tuple(texts)) == whole
+    assert KiwiTokenizer(num_workers=1).tokenize(t for t in texts) == whole
 
 
-def _zipf_corpus(n_docs: int, seed: int = 0) -> list[list[str]]:
-    rng = np.random.default_rng(seed)
-    lengths = rng.integers(1, 40, n_docs)
-    return [[f"t{x}" for x in rng.zipf(1.3, size=n) % 5000] for n in lengths]
+# Unicode cases where a regex token boundary could differ: underscores, digits of other scripts, circled and
+# fullwidth numbers, combining marks, final sigma and dotted capital I under lowercasing, hanja, jamo, emoji.
+EDGE_TEXTS = [
+    "a_b __ _x 1_2 x_",
+    "①② ⑴ １２３ ٣٤ ¹² Ⅻ ⅻ",
+    "é é ñ ǅemal ΣΑΣ ΌΣΟΣ İstanbul ß ﬁ",
+    "法律 民法第一條 ㄱㄴ ㅏ 각 🙂🙂 x🙂y",
+    "tab\there new\nline\u3000ideographic\u00a0nbsp",
+    "THE the The tHe and AND it's O'Neil e-mail",
+    "",
+    "a",
+    "x" * 300,
+]
+
+
+def _bm25s_terms(texts: list[str]) -> list[list[str]]:
+    return bm25s.tokenize(texts, stopwords="en", return_ids=False, show_progress=False)
+
+
+def test_official_tokens_are_bm25s_tokens_on_edge_cases() -> None:
+    from bm25s.stopwords import STOPWORDS_EN as BM25S_STOPWORDS
+
+    from koblex_tasks.corpus.tokenizers import BM25S_TOKEN_PATTERN, STOPWORDS_EN
+
+    assert set(BM25S_STOPWORDS) == STOPWORDS_EN
+    assert BM25S_TOKEN_PATTERN == r"(?u)\b\w\w+\b"
+    texts = EDGE_TEXTS + TEXTS + [" ".join(EDGE_TEXTS)]
+    assert OfficialTokenizer().tokenize(texts) == _bm25s_terms(texts)
+    # every single character, alone and between letters: the word-character test is the same as bm25s'
+    chars = [chr(c) for c in range(0x110000) if not 0xD800 <= c < 0xE000]
+    sample = chars[::7] + [c for c in chars if c.isalnum() != c.isalpha()][:2000]
+    probes = ["".join(sample[i : i + 64]) for i in range(0, len(sample), 64)]
+    probes += [f"ab{c}cd {c}{c}" for c in sample[:: len(sample) // 3000 or 1]]
+    assert OfficialTokenizer().tokenize(probes) == _bm25s_terms(probes)
+
+
+def test_official_tokens_are_bm25s_tokens_on_the_shared_corpus(shared_data: Path) -> None:
+    import json
+
+    corpus = load_statutes(str(shared_data / "koblex" / "statutes.jsonl"))
+    with (shared_data / "koblex" / "koblex.jsonl").open(encoding="utf-8") as handle:
+        questions = [json.loads(line) for line in handle if line.strip()]
+    texts = corpus.keys() + [q["background"] + q["question"] for q in questions]
+    assert OfficialTokenizer().tokenize(texts) == _bm25s_terms(texts)
+
+
+@pytest.mark.parametrize(
+    "tokenizer", [OfficialTokenizer(), KiwiTokenizer(num_workers=1)], ids=["official", "kiwi"]
+)
+def test_encode_is_tokenize_as_ids(tokenizer) -> None:
+    from koblex_tasks.corpus.tokenizers import encode_with
+
+    texts = TEXTS + EDGE_TEXTS
+    encoded = tokenizer.encode(texts)
+    assert encoded.lengths.tolist() == [len(t) for t in tokenizer.tokenize(texts)]
+    flat = [encoded.vocabulary[i] for i in encoded.term_ids.tolist()]
+    assert flat == [term for terms in tokenizer.tokenize(texts) for term in terms]
+    assert len(set(encoded.vocabulary)) == len(encoded.vocabulary)
+    generic = encode_with(_Fixed(), ["a b a", "", "c"])  # a tokenizer without `encode`
+    assert generic.vocabulary == ["a", "b", "c"] and generic.term_ids.tolist() == [0, 1, 0, 2]
+    assert generic.lengths.tolist() == [3, 0, 1]
 
 
 class _Fixed:
-    """A tokenizer over pre-split text (terms separated by spaces)."""
+    """A tokenizer over pre-split text (terms separated by spaces), without `encode`."""
 
     name = "fixed"
 
@@ -156,65 +219,28 @@ class _Fixed:
         return [t.split() for t in texts]
 
 
-def _index_of(docs: list[list[str]], method: str = "lucene") -> BM25Index:
-    retriever = bm25s.BM25(method=method)
-    retriever.index(docs, show_progress=False)
-    return BM25Index(retriever, _Fixed(), len(docs), "test", loaded_from_cache=False)
-
-
-@pytest.mark.parametrize("method", ["lucene", "bm25l"])
-def test_scores_equal_bm25s_get_scores(method: str) -> None:
-    docs = _zipf_corpus(3000)
-    index = _index_of(docs, method)
-    rng = np.random.default_rng(1)
-    for _ in range(25):
-        query = [f"t{x}" for x in rng.zipf(1.3, size=rng.integers(1, 30)) % 6000]  # some unknown terms
-        known = [index._vocab[t] for t in query if t in index._vocab]
-        expected = index._retriever.get_scores(known) if known else np.zeros(len(docs))
-        assert np.allclose(index.scores(query), expected, rtol=1e-5, atol=1e-6)
-        hits = index.search_tokens(query, 50)
-        order = sorted(np.flatnonzero(expected > 0), key=lambda i: (-expected[i], i))[:50]
-        assert [h.index for h in hits] == order or np.allclose(
-            [h.score for h in hits], expected[order], rtol=1e-5
-        )  # float32 sums may swap exact ties' neighbours only
-
-
-def test_search_many_equals_search() -> None:
-    index = _index_of(_zipf_corpus(500))
-    queries = ["t1 t2 t3", "t7 t7 t9", "zzz", "", "t4000 t1"]
-    assert index.search_many(queries, 10) == [index.search(q, 10) for q in queries]
-    assert index.search_many([], 10) == []
-
-
-@pytest.mark.parametrize("n_positive", [5, 150, 5000, 200_000])
-def test_sampled_top_k_equals_full_sort(n_positive: int) -> None:
-    rng = np.random.default_rng(n_positive)
-    n = 200_000
-    assert n >= 4 * bm25_module._SAMPLE_SIZE  # the sampled path is taken
-    scores = np.zeros(n, dtype=np.float32)
-    positive = rng.choice(n, n_positive, replace=False)
-    scores[positive] = rng.integers(1, 50, n_positive).astype(np.float32) / 7  # many exact ties
-    for k in (1, 10, 100, 1000):
-        expected = np.lexsort((np.arange(n), -scores))[:k]
-        assert top_k(scores, k).tolist() == expected.tolist()
-    small = scores[:1000]
-    assert top_k(small, 5000).tolist() == np.lexsort((np.arange(1000), -small)).tolist()
-
-
-def test_scoring_without_the_compiled_kernel(monkeypatch: pytest.MonkeyPatch) -> None:
-    index = _index_of(_zipf_corpus(800))
-    query = ["t1", "t2", "t2", "t30", "t400"]
-    fast = index.scores(query)
-    monkeypatch.setattr(bm25_module, "_csc_matvec", None)
-    assert np.allclose(index.scores(query), fast, rtol=1e-6)
-
-
-def test_chunked_tokenize_equals_one_chunk(monkeypatch: pytest.MonkeyPatch) -> None:
-    from koblex_tasks.corpus import tokenizers
-
-    texts = TEXTS * 3
-    whole = KiwiTokenizer(num_workers=1, cache_size=0).tokenize(texts)
-    monkeypatch.setattr(tokenizers, "_CHUNK", 2)
-    assert KiwiTokenizer(num_workers=1, cache_size=0).tokenize(texts) == whole
-    assert KiwiTokenizer(num_workers=1).tokenize(tuple(texts)) == whole
-    assert KiwiTokenizer(num_workers=1).tokenize(t for t in texts) == whole
+def test_kiwi_word_cache_is_reused_and_verified(
+    tiny_corpus: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    corpus = load_statutes(str(tiny_corpus), use_cache=False)
+    first = KiwiTokenizer(num_workers=1)
+    built = BM25Index.open(corpus, first, cache_dir=tmp_path)
+    assert first.analysed_words > 0
+    (entry,) = (tmp_path / "kiwi-words").iterdir()
+    # a rebuild (the index entry is gone) analyses no word again and gives the same index
+    for path in (tmp_path / "bm25").iterdir():
+        path.rename(tmp_path / f"old-{path.name}")
+    second = KiwiTokenizer(num_workers=1)
+    rebuilt = BM25Index.open(corpus, second, cache_dir=tmp_path)
+    assert not rebuilt.loaded_from_cache and second.analysed_words == 0
+    query = "손해배상의 청구권은 소멸한다"
+    assert rebuilt.search(query, 5) == built.search(query, 5)
+    # a tampered word cache is not trusted: a warning, and the words are analysed again
+    (entry / "words.json").write_text('[["손해배상의"], [["가짜"]]]', encoding="utf-8")
+    for path in (tmp_path / "bm25").iterdir():
+        path.rename(tmp_path / f"older-{path.name}")
+    third = KiwiTokenizer(num_workers=1)
+    with caplog.at_level("WARNING"):
+        again = BM25Index.open(corpus, third, cache_dir=tmp_path)
+    assert "word cache" in caplog.text and "stale or corrupted" in caplog.text
+    assert third.analysed_words > 0 and again.search(query, 5) == built.search(query, 5)

@@ -15,10 +15,10 @@ def test_lf_eval_column_shows_judge_prompt_and_unscored_rate(judged_log: str, tm
     lf = next(m for m in board["metrics"] if m["metric"] == "lf_eval")
     assert lf["judge"]["models"] == ["mockllm/model"]
     [prompt] = lf["judge"]["prompts"]
-    assert prompt.startswith("koblex/lf_eval@v1.en sha256:")
+    assert prompt.startswith("koblex/lf_eval@v2.en sha256:")
     [row] = lf["rows"].values()
     assert row["mean"] == 60.0 and row["unscored_rate"] == 0.0  # judge scores 9 and 3, x10
     provenance = board["runs"][0]["provenance"]
     assert provenance["judges"]["lf_eval"]["modes"] == {"logprobs": 2}
     page = (site / "index.html").read_text(encoding="utf-8")
-    assert "koblex/lf_eval@v1.en" in page
+    assert "koblex/lf_eval@v2.en" in page

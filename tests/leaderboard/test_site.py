@@ -7,7 +7,6 @@ import html
 import io
 import json
 import re
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,7 +18,7 @@ from inspect_ai.log import EvalLog, read_eval_log, write_eval_log
 from koblex_tasks.cli.leaderboard import leaderboard_main
 from koblex_tasks.leaderboard.board import Settings, Site, compare_runs, compute_all, compute_board
 from koblex_tasks.leaderboard.site import render_csv, render_html, script_json, write_site
-from koblex_tasks.leaderboard.store import RunRow, Store
+from koblex_tasks.leaderboard.store import Store
 from koblex_tasks.spec import (
     BenchmarkSpec,
     ScorerSpec,
@@ -28,35 +27,12 @@ from koblex_tasks.spec import (
     register_benchmark,
     unregister_benchmark,
 )
+from tests.leaderboard.browser import chromium
+from tests.leaderboard.fakes import FakeStore
 
-CHROMIUM = Path("/usr/bin/chromium")
 EVIL_MODEL = "replay/<script>document.title='pwned'</script>"
 EVIL_METHOD = "<img src=x onerror=\"document.title='img'\">--></script><!--"
 TITLE = "KoBLEX / LEGIT leaderboard"
-
-
-def chromium(url: str, tmp: Path, *extra: str) -> str:
-    if not CHROMIUM.exists():
-        pytest.skip(f"{CHROMIUM} not found: install Debian's `chromium` package to run the browser tests")
-    cmd = [
-        str(CHROMIUM),
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--disable-dev-shm-usage",
-        f"--user-data-dir={tmp / 'chromium-profile'}",
-        "--virtual-time-budget=2000",
-        *extra,
-        url,
-    ]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=90)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    return proc.stdout
 
 
 def row_names(dom: str, table: int = 0) -> list[str]:
@@ -65,7 +41,7 @@ def row_names(dom: str, table: int = 0) -> list[str]:
     assert start >= 0, "leaderboard table not rendered"
     end = dom.find(f'id="lb-{table + 1}"')
     rows = re.findall(
-        r'<tr data-run="[^"]*"[^>]*>\s*<td class="rank">\d+</td>\s*<td class="name"><details><summary>(.*?)</summary>',
+        r'<tr data-run="[^"]*"[^>]*>\s*<td class="rank">\d+</td>\s*<td class="name"><a [^>]*>(.*?)</a>',
         dom[start : end if end > 0 else None],
         re.S,
     )
@@ -93,7 +69,8 @@ def test_exports(seeded_site: Path) -> None:
     assert "| 1 | replay/gpt-4o · parser | 59.41 [" in md
     page = (seeded_site / "index.html").read_text(encoding="utf-8")
     assert page.count('<tr data-run="') == 10
-    assert '<svg class="ci"' in page and "by hops" in page and "<details>" in page
+    assert '<svg class="ci"' in page and "by hops" in page and '<details class="runs">' in page
+    assert page.count('<svg class="fp fp-all"') == 3  # a forest panel per ranked column
 
 
 def test_script_json_cannot_close_the_script() -> None:
@@ -130,6 +107,8 @@ def test_names_are_escaped(evil_site: Path) -> None:
     assert str(markupsafe.escape(EVIL_MODEL)) in page  # the templates' escaping (' is &#39;)
     assert page.count("</script>") == 2  # the data block and the sorting code, nothing injected
     assert page.count("<!--") == 0
+    figure = page[page.index('<figure class="forest"') : page.index("</figure>")]
+    assert str(markupsafe.escape(EVIL_MODEL)) in figure and "<img" not in figure  # plot tooltips, escaped
     md = (evil_site / "leaderboard.md").read_text(encoding="utf-8")
     assert "<script>" not in md and "<img" not in md
 
@@ -142,6 +121,8 @@ def test_page_renders_in_chromium(seeded_site: Path, tmp_path: Path) -> None:
     assert 'data-ready="1"' in dom, "the page's script did not run"
     names = row_names(dom)
     assert len(names) == 10 and names[0].endswith("parser")
+    # closed-book methods (no provision F1) follow the others, ordered by token F1: standard prompting first
+    assert [n.rsplit(" ", 1)[-1] for n in names[-2:]] == ["standard_prompting", "chain_of_thought"]
     assert f"<title>{TITLE}</title>" in dom
 
 
@@ -167,14 +148,6 @@ def test_script_in_model_name_not_executed(evil_site: Path, tmp_path: Path) -> N
     assert f"<title>{TITLE}</title>" in dom and "pwned" not in dom.split("<body")[0]
     assert 'data-ready="1"' in dom
     assert any(EVIL_MODEL in n for n in row_names(dom)), "the name must be shown as text"
-
-
-def test_screenshot(seeded_site: Path, tmp_path: Path) -> None:
-    shot = tmp_path / "board.png"
-    chromium(
-        (seeded_site / "index.html").as_uri(), tmp_path, f"--screenshot={shot}", "--window-size=1400,1000"
-    )
-    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 10_000
 
 
 # ------------------------------------------------------------------------------------- spec-driven boards
@@ -204,45 +177,26 @@ COMPARE_KEYS = ["a", "b", "a_id", "b_id", "metric", "label", "scale", "kind", "n
 TOY_ITEMS = {f"t{i:02d}": ("low" if i < 8 else "high") for i in range(20)}
 
 
-class FakeStore:
-    """The read side of `Store` over in-memory runs (a toy benchmark needs no eval logs)."""
-
-    def __init__(self, benchmark: str, n_runs: int = 3) -> None:
-        rng = np.random.default_rng(1)
-        judges = {
-            "rubric": {"models": {"toy/judge": 20}, "prompts": {"toy/rubric@v1 sha256:" + "ab" * 32: 20}}
+def toy_store(benchmark: str, n_runs: int = 3) -> FakeStore:
+    """Three toy runs of increasing exact-match rate, with a judge-graded rubric column."""
+    rng = np.random.default_rng(1)
+    judges = {"rubric": {"models": {"toy/judge": 20}, "prompts": {"toy/rubric@v1 sha256:" + "ab" * 32: 20}}}
+    tables = [
+        {
+            "exact": {s: float(rng.uniform() < 0.3 + 0.3 * k) for s in TOY_ITEMS},
+            "cost": {s: float(rng.uniform(0, 10)) for s in TOY_ITEMS},
+            "grade": {s: float(rng.integers(0, 6)) for s in TOY_ITEMS},
         }
-        self._runs = [
-            RunRow(k + 1, f"system {k}", benchmark, f"toy/m{k}", "toy-board", "toy board", "full", False,
-                   f"2026-01-0{k + 1}T00:00:00+00:00", "2026-02-01T00:00:00+00:00", {"judges": judges})
-            for k in range(n_runs)
-        ]  # fmt: skip
-        self._scores = {
-            r.run_id: {
-                "exact": {s: float(rng.uniform() < 0.3 + 0.3 * k) for s in TOY_ITEMS},
-                "cost": {s: float(rng.uniform(0, 10)) for s in TOY_ITEMS},
-                "grade": {s: float(rng.integers(0, 6)) for s in TOY_ITEMS},
-            }
-            for k, r in enumerate(self._runs)
-        }
-
-    def runs(self, board_key: str | None = None) -> list[RunRow]:
-        return [r for r in self._runs if board_key in (None, r.board_key)]
-
-    def items(self, run_id: int) -> dict[str, str]:
-        return dict(TOY_ITEMS)
-
-    def item_scores(self, run_id: int) -> dict[str, dict[str, float | None]]:
-        return self._scores[run_id]  # type: ignore[return-value]
-
-    def audits(self) -> dict[str, dict]:
-        return {"judge": {"summary": {"alpha": 0.5}, "attached_at": "2026-02-01"}}
+        for k in range(n_runs)
+    ]
+    audits = {"judge": {"summary": {"alpha": 0.5}, "attached_at": "2026-02-01"}}
+    return FakeStore(benchmark, TOY_ITEMS, tables, provenance={"judges": judges}, audits=audits)
 
 
 @pytest.fixture
 def toy() -> Iterator[FakeStore]:
     register_benchmark(TOY)
-    yield FakeStore("toybench")
+    yield toy_store("toybench")
     unregister_benchmark(TOY.task)
 
 
@@ -279,7 +233,7 @@ def test_board_columns_come_from_the_spec(toy: FakeStore) -> None:
 
 
 def test_unknown_benchmark_is_an_error_naming_it() -> None:
-    store = FakeStore("nobench")
+    store = toy_store("nobench")
     with pytest.raises(LookupError, match="nobench"):
         compute_board(store, "toy-board", Settings(n_resamples=50))  # type: ignore[arg-type]
     with pytest.raises(LookupError, match="nobench"):

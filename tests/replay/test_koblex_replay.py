@@ -39,6 +39,9 @@ def test_replay_reproduces_published_numbers(replay_logs: dict[str, Path], metho
         assert round(100 * headline["provision_em"], 2) == em
     assert log.eval.model == "replay/gpt-4o" and log.eval.task_args["official"] is True
     assert len(log.samples) == 226
+    # the GPT-4o files store background + question, so every row aligns by its text
+    assert log.eval.metadata["replay_alignment"] == {"text": 226, "question": 0, "order": 0}
+    assert {s.metadata["replay"]["rule"] for s in log.samples} == {"text"}
 
 
 def test_cli_prints_headline_json_last(
@@ -103,5 +106,7 @@ def test_misaligned_file_is_rejected_before_running(
         ]
     )
     assert code == 2
-    assert "3 questions have no prediction" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "3 questions have no prediction" in err
+    assert "the file has 223 rows for 226 questions" in err  # why row order could not place them
     assert not (tmp_path / "logs").exists()

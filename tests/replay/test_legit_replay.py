@@ -4,15 +4,15 @@ import json
 from pathlib import Path
 
 import pytest
-from inspect_ai import eval as inspect_eval
 
 from koblex_tasks.audit.legit.judge_labels import load_judge_labels_from_log
+from koblex_tasks.audit.legit.labels import labeller_from_records
 from koblex_tasks.errors import DataError
 from koblex_tasks.replay.legit import run_legit_replay
 from koblex_tasks.solvers.legit import legit_replay
 from koblex_tasks.tasks.legit.responses import infer_model_name, load_responses
 from koblex_tasks.tasks.legit.task import legit
-from tests.legit_helpers import ScriptedJudge
+from tests.legit_helpers import ScriptedJudge, eval_one
 
 EASY = "부산지방법원-2017구합23"
 MEDIUM = "부산지방법원동부지원-2015가합938"
@@ -49,8 +49,7 @@ def test_replay_released_file_end_to_end(legit_shared, sample_file, sample_recor
         "correct_conclusion": False,
         "score": pytest.approx(2 / 3),
     }
-    labels_module = pytest.importorskip("koblex_tasks.audit.labels")
-    labeller = labels_module.labeller_from_records("judge mockllm", records)
+    labeller = labeller_from_records("judge mockllm", records)
     assert len(labeller) == judge.total_calls
     assert labeller[("o3", EASY, "")].score == 5
     renamed = list(load_judge_labels_from_log(log.location, generator="o3-renamed"))
@@ -75,14 +74,8 @@ def test_missing_response_names_the_doc(legit_shared, sample_file, sample_record
     assert infer_model_name(path) == "x"
     judge = ScriptedJudge(sample_records, {})
     # without restriction, a sample with no response is an error that names the document
-    [log] = inspect_eval(
-        legit(data=str(sample_file), doc_ids=[EASY, MEDIUM]),
-        solver=legit_replay(file=str(path)),
-        model="replay/x",
-        model_roles={"grader": judge.model()},
-        display="none",
-        log_dir=str(tmp_path),
-    )
+    task = legit(data=str(sample_file), doc_ids=[EASY, MEDIUM])
+    log = eval_one(task, tmp_path, "replay/x", judge.model(), solver=legit_replay(file=str(path)))
     assert (
         log.status == "error" and MEDIUM in log.error.message and "no response for doc" in log.error.message
     )

@@ -9,7 +9,7 @@ from typing import cast
 import click
 
 from koblex_tasks.audit.agreement import DEFAULT_N_BOOT, DEFAULT_SEED, BootstrapCI, Estimate
-from koblex_tasks.audit.legit.agreement import AgreementReport, compare_labellers
+from koblex_tasks.audit.legit.agreement import AgreementReport, RuleQuestionAgreement, compare_labellers
 from koblex_tasks.audit.legit.labels import (
     LabellerSet,
     labeller_from_records,
@@ -90,25 +90,54 @@ def format_report(report: AgreementReport) -> str:
     ]
     out += _table(["label", "units", "raw agreement", "kappa", "alpha", "95% CI"], rows)
     out.append("")
-    rows = []
-    for s in report.scores:
+    by_rule = report.question_score_by_rule
+    for s in [*report.scores, *([by_rule.agreement] if by_rule else [])]:
         for name, c in (("pearson", s.pearson), ("spearman", s.spearman)):
             if c.value is None:
                 notes.append(f"{s.label} {name}: {c.reason}")
-        rows.append(
-            [
-                s.label,
-                str(s.units),
-                _fmt(s.pearson.value),
-                _fmt(s.spearman.value),
-                est(s.label, "alpha", s.alpha),
-                ci(s.label, s.alpha_ci),
-            ]
-        )
+    rows = [
+        [s.label + (" (stored scores)" if s.label == "question score" else ""), str(s.units),
+         _fmt(s.pearson.value), _fmt(s.spearman.value), est(s.label, "alpha", s.alpha), ci(s.label, s.alpha_ci)]
+        for s in [*report.scores, *([by_rule.agreement] if by_rule else [])]
+    ]  # fmt: skip
     out += _table(["score (interval alpha)", "units", "pearson", "spearman", "alpha", "95% CI"], rows)
+    if by_rule is not None:
+        stored = next((s for s in report.scores if s.label == "question score"), None)
+        out += ["", *_headline(by_rule, stored.alpha.value if stored else None)]
     if notes:
         out += ["", *(f"note: {n}" for n in notes)]
     return "\n".join(out)
+
+
+def _headline(by_rule: RuleQuestionAgreement, stored_alpha: float | None) -> list[str]:
+    """The paper's figure with the rule it was computed under, and one line on why the stored scores differ."""
+    from koblex_tasks.scorers.legit.arithmetic import RULE_SUMMARY
+
+    a = by_rule.agreement
+    skipped = (
+        f", {by_rule.skipped} shared questions not labelled node for node left out" if by_rule.skipped else ""
+    )
+    lines = [
+        f"headline: question-score alpha {_fmt(a.alpha.value)} {_fmt_ci(a.alpha_ci)} on {a.units} questions, "
+        f"scores recomputed from the labels under the {by_rule.rule} rule ({RULE_SUMMARY[by_rule.rule]})"
+        f"{skipped}; the official analysis script's alpha formula gives {_fmt(by_rule.official_script_alpha.value)}"
+    ]
+    if a.units == 0:
+        return lines
+    parts = []
+    for d in by_rule.differences:
+        roots = f"{len(d.roots)} root(s) {['/'.join(r[:2]) for r in d.roots]}" if d.roots else "no root"
+        parts.append(f"{d.labeller}: {roots}, {d.sub_issues} sub-issue(s), {d.questions} question sum(s)")
+    if not any(d.roots or d.sub_issues for d in by_rule.differences):
+        lines.append(
+            f"the stored issue scores are the {by_rule.rule} rule's: both question-score alphas agree"
+        )
+    else:
+        lines.append(
+            f"why the stored-score alpha ({_fmt(stored_alpha)}) differs: the stored issue scores depart from the "
+            f"{by_rule.rule} rule in {'; '.join(parts)}"
+        )
+    return lines
 
 
 def _lf_eval_audit(labels: Path, logs: tuple[Path, ...], as_json: bool) -> None:

@@ -36,6 +36,7 @@ def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> 
     lazy={
         "judge-audit": "koblex_tasks.cli.audit:judge_audit",
         "leaderboard": "koblex_tasks.cli.leaderboard:leaderboard",
+        "grid": "koblex_tasks.cli.grid:grid",
     },
     context_settings={"help_option_names": ["-h", "--help"]},
     epilog=EXIT_CODES_HELP,

@@ -1,7 +1,8 @@
-"""`koblex replay FILE`: a released prediction or response file as a scored Inspect eval log.
+"""`koblex replay FILE` / `koblex replay --verdicts FILE`: released outputs as a scored Inspect eval log.
 
 The runners live in `koblex_tasks.replay`; this module only picks one, checks that a judge-scored benchmark
-has a judge, and prints the headline (its last stdout line is one JSON object, for scripts).
+has a judge (a released verdict file brings its own), and prints the headline (its last stdout line is one JSON
+object, for scripts).
 """
 
 from __future__ import annotations
@@ -68,10 +69,22 @@ def _replay_legit(args: ReplayArgs, spec: BenchmarkSpec) -> Replayed:
     from koblex_tasks.replay.legit import run_legit_replay
     from koblex_tasks.replay.run import headline_means
 
-    log = run_legit_replay(**args.common(), grader=args.grader, rule=args.rule)
+    log = run_legit_replay(**args.common(), grader=args.grader, rule=args.rule, official_script=args.official)
     generator = (log.eval.metadata or {}).get("generator")
     summary = f"benchmark: {spec.name}  generator: {generator}  log: {log.location}"
     return Replayed([summary], headline_means(log, spec))
+
+
+def _replay_verdicts(args: ReplayArgs, spec: BenchmarkSpec) -> Replayed:
+    """A released LEGIT evaluator file: its own verdicts grade its responses (no judge is called)."""
+    from koblex_tasks.replay.legit import run_verdict_replay
+
+    result = run_verdict_replay(**args.common(), rule=args.rule, official_script=args.official)
+    summary = (
+        f"benchmark: {spec.name}  generator: {result.generator}  judge: {result.judge}  "
+        f"log: {result.log.location}"
+    )
+    return Replayed([summary, *result.lines()], result.headline)
 
 
 # The one place that knows which runner replays which benchmark (they take different arguments).
@@ -81,12 +94,30 @@ RUNNERS: dict[str, Callable[[ReplayArgs, BenchmarkSpec], Replayed]] = {
 }
 
 
+def _has_verdicts(file: str) -> bool:
+    """Does the file's first row carry judge verdicts (a LEGIT evaluator file)?"""
+    from koblex_tasks.jsonl import read_jsonl
+
+    _, first = next(iter(read_jsonl(file)), (0, {}))
+    return "evaluation_result" in first
+
+
 def _needs_judge(spec: BenchmarkSpec) -> bool:
     return any(s.judge and s.required for s in spec.scorers)
 
 
 @click.command(cls=KoblexCommand)
-@argument("file", help="released prediction file (parser_gpt4o.jsonl) or LEGIT responses file")
+@argument(
+    "file",
+    help="released prediction file (parser_gpt4o.jsonl), LEGIT responses file, or with --verdicts a LEGIT "
+    "evaluator file",
+)
+@click.option(
+    "--verdicts",
+    is_flag=True,
+    help="LEGIT: FILE is a released evaluator file (reasoning_tasks_<generator>_evaluator_<judge>.jsonl); "
+    "grade its responses with its own verdicts, no judge called",
+)
 @click.option(
     "--benchmark",
     type=click.Choice([s.name for s in benchmark_specs()]),
@@ -94,16 +125,25 @@ def _needs_judge(spec: BenchmarkSpec) -> bool:
     help="which benchmark the file belongs to (default: detected from its first line)",
 )
 @click.option("--data", default=None, help="local questions JSONL (default: the published dataset)")
-@click.option("--grader", default=None, help="LEGIT only (required): the judge model, e.g. openai/gpt-4.1")
+@click.option(
+    "--grader",
+    default=None,
+    help="LEGIT responses only (required there): the judge model, e.g. openai/gpt-4.1",
+)
 @click.option(
     "--rule", type=click.Choice(["paper", "official"]), default="paper", help="LEGIT only: scoring rule"
 )
-@click.option("--official", is_flag=True, help="score exactly like the paper's evaluation script")
+@click.option(
+    "--official",
+    is_flag=True,
+    help="score exactly like the paper's evaluation script (LEGIT: the script's arithmetic, bugs included)",
+)
 @click.option("--log-dir", default="logs", help="where the eval log is written (default: ./logs)")
 @click.option("--method", default=None, help="method name to record (default: inferred from file name)")
 @click.option("--model-name", default=None, help="model name to record (default: inferred from file name)")
 def replay(
     file: str,
+    verdicts: bool,
     benchmark: str | None,
     data: str | None,
     grader: str | None,
@@ -118,13 +158,32 @@ def replay(
     The last line printed is the headline means as one JSON object, for scripts.
     """
     args = ReplayArgs(file, data, grader, rule, official, log_dir, method, model_name)
+    if verdicts:
+        if benchmark not in (None, "legit") or grader is not None:
+            raise click.UsageError(
+                "--verdicts replays a LEGIT evaluator file with its own judge: no --grader"
+            )
+        _run(_replay_verdicts, args, spec_for_task("legit"))
+        return
     name = benchmark or detect_benchmark(args.file)
     spec = spec_for_task(name)
     runner = RUNNERS.get(name)
     if spec is None or runner is None:
         raise click.UsageError(f"no replay runner for benchmark {name!r} (have {sorted(RUNNERS)})")
     if args.grader is None and _needs_judge(spec):
-        raise click.UsageError(f"{spec.title} answers can only be scored by a judge: pass --grader <model>")
+        hint = ", or --verdicts to grade it with its own released verdicts" if _has_verdicts(file) else ""
+        raise click.UsageError(
+            f"{spec.title} answers can only be scored by a judge: pass --grader <model>{hint}"
+        )
+    _run(runner, args, spec)
+
+
+def _run(
+    runner: Callable[[ReplayArgs, BenchmarkSpec], Replayed], args: ReplayArgs, spec: BenchmarkSpec | None
+) -> None:
+    """Run a runner and print its lines, then the headline as the last line (one JSON object)."""
+    if spec is None:  # pragma: no cover - the built-in specs are always registered
+        raise click.UsageError("the LEGIT benchmark is not registered")
     try:
         replayed = runner(args, spec)
     except RuntimeError as exc:  # the runners' "did not finish": the input was read, its eval failed

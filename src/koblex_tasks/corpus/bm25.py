@@ -1,31 +1,37 @@
-"""BM25 over `hierarchy + content` with bm25s, cached on disk and verified on load.
+"""BM25 over `hierarchy + content`, built here from term ids, cached on disk, verified and memory-mapped on load.
 
-Parameters default to the official ones (bm25s' Lucene variant, k1=1.5, b=0.75). bm25s builds, saves and loads
-the index (a term-major sparse matrix of precomputed per-paragraph term scores); queries are scored here, by
-adding each distinct query term's column (times its count in the query) into one float32 array with scipy's
-compiled sparse kernel, with no copy of the postings, then selecting the top k without sorting the whole
-array. That is the same arithmetic as `bm25s.BM25.get_scores` (float32 sums) at a fraction of its cost.
+Scores are Lucene's BM25 (bm25s' default `method="lucene"`, k1=1.5, b=0.75), as the official code ran it:
+idf = ln(1 + (N - df + 0.5) / (df + 0.5)) and, per paragraph, idf * tf / (tf + k1 (1 - b + b dl / avgdl)).
+The index is term-major: for each term, the paragraphs containing it (ascending) and their precomputed term
+scores in float64. A query adds the columns of its distinct terms (each times its count in the query) and keeps
+the best k (`scoring.py`), so a score is the exact float64 sum, the same as a brute-force computation; ties are
+broken by corpus position. No bm25s or scipy is imported: building takes numpy alone, loading is `np.load`
+with memory mapping, and the vocabulary is one JSON list.
 """
 
+import math
 import threading
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
+import orjson
 
-try:  # the compiled kernel behind scipy's CSC matrix-vector product; public fallback below
-    from scipy.sparse._sparsetools import csc_matvec as _csc_matvec
-except ImportError:  # pragma: no cover - a scipy that moved its private module
-    _csc_matvec = None
-
-from koblex_tasks.corpus.cache import corpus_key, open_cached
+from koblex_tasks.corpus import scoring
+from koblex_tasks.corpus.cache import corpus_key, entry_path, open_cached
+from koblex_tasks.corpus.scoring import top_k
 from koblex_tasks.corpus.statutes import StatuteCorpus
-from koblex_tasks.corpus.tokenizers import Tokenizer
+from koblex_tasks.corpus.tokenizers import Encoded, Tokenizer, encode_with
+from koblex_tasks.corpus.wordcache import remembering_words
+from koblex_tasks.errors import DataError
 
-if TYPE_CHECKING:
-    import bm25s
+__all__ = ["BM25Index", "BM25Params", "IndexHit", "Postings", "top_k"]
+
+INDEX_FORMAT = 2  # 1: bm25s' saved float32 score matrix; 2: this module's float64 postings
+_ARRAYS = ("indptr", "postings", "scores")
+VOCABULARY_FILE = "vocabulary.json"
+_SCORE_BLOCK = 4096  # terms per step of the score computation (bounds its temporaries)
 
 
 @dataclass(frozen=True)
@@ -34,40 +40,102 @@ class BM25Params:
     b: float = 0.75
     method: str = "lucene"
 
+    def __post_init__(self) -> None:
+        if self.method != "lucene":
+            raise ValueError(
+                f"only BM25 method 'lucene' (the official one) is supported, got {self.method!r}"
+            )
 
-@dataclass(frozen=True)
+
+@dataclass(slots=True)
 class IndexHit:
-    """A corpus position and its BM25 score."""
+    """A corpus position and its BM25 score (not frozen: a query makes a hundred, and frozen init is slow)."""
 
     index: int
     score: float
 
 
-class BM25Index:
-    """A bm25s index of one corpus with one tokenizer. Build with `BM25Index.open(...)`."""
+@dataclass(frozen=True)
+class Postings:
+    """Term-major postings: term t's paragraphs are `postings[indptr[t]:indptr[t + 1]]`, with their scores."""
 
-    def __init__(
-        self, retriever: "bm25s.BM25", tokenizer: Tokenizer, size: int, key: str, loaded_from_cache: bool
-    ) -> None:
-        self._retriever = retriever
-        self._vocab: dict[str, int] = retriever.vocab_dict
-        scores = retriever.scores
-        self._data = np.ascontiguousarray(scores["data"], dtype=np.float32)
-        self._indices = np.ascontiguousarray(scores["indices"])
-        self._indptr = np.asarray(scores["indptr"], dtype=np.int64)
-        self._num_docs = int(scores["num_docs"])
+    vocabulary: list[str]
+    indptr: np.ndarray  # int64, len(vocabulary) + 1
+    postings: np.ndarray  # int32 paragraph positions, ascending within a term
+    scores: np.ndarray  # float64 term scores, > 0
+    n_docs: int
+
+    @classmethod
+    def build(cls, encoded: Encoded | list[Encoded], params: BM25Params) -> "Postings":
+        """Lucene BM25 term scores of every (term, paragraph) pair, in the brute-force formula's order.
+        Given `[encoded]`, the list is emptied so that the term ids are freed as soon as they are counted."""
+        from scipy.sparse import csr_matrix  # building only: queries never import scipy
+
+        source = encoded.pop() if isinstance(encoded, list) else encoded
+        vocabulary, lengths, term_ids = source.vocabulary, source.lengths, source.term_ids
+        del source, encoded
+        n_docs, n_terms = len(lengths), len(vocabulary)
+        index_type = np.int32 if len(term_ids) < np.iinfo(np.int32).max else np.int64
+        doc_ptr = np.zeros(n_docs + 1, dtype=index_type)  # int32 where it fits: scipy keeps the index type
+        np.cumsum(lengths, out=doc_ptr[1:])
+        # paragraph-major term counts, summed per (paragraph, term), then term-major by a linear-time transpose
+        matrix = csr_matrix(
+            (np.ones(len(term_ids), dtype=np.int32), term_ids, doc_ptr), shape=(n_docs, n_terms)
+        )
+        del term_ids
+        matrix.sum_duplicates()
+        columns = matrix.tocsc()
+        del matrix
+        indptr = columns.indptr.astype(np.int64)
+        docs = columns.indices.astype(np.int32, copy=False)
+        tf = columns.data
+        df = np.diff(indptr)
+        # math.log, not np.log, so that idf is the correctly rounded value a plain computation gets
+        idf = np.array([math.log(1 + (n_docs - d + 0.5) / (d + 0.5)) for d in df.tolist()])
+        k1, b = params.k1, params.b
+        avgdl = int(lengths.sum()) / n_docs
+        norm = k1 * (1 - b + b * lengths / avgdl)
+        scores = np.empty(len(docs))
+        for start in range(0, n_terms, _SCORE_BLOCK):  # idf * tf / (tf + norm), a block of terms at a time
+            stop = min(start + _SCORE_BLOCK, n_terms)
+            lo, hi = int(indptr[start]), int(indptr[stop])
+            block_tf = tf[lo:hi].astype(np.float64)
+            block = np.repeat(idf[start:stop], df[start:stop]) * block_tf
+            block /= block_tf + norm[docs[lo:hi]]
+            scores[lo:hi] = block
+        for array in (indptr, docs, scores):
+            array.setflags(write=False)  # like a memory-mapped index (one compiled kernel serves both)
+        return cls(vocabulary, indptr, docs, scores, n_docs)
+
+    def save(self, directory: Path) -> None:
+        for name in _ARRAYS:
+            np.save(directory / f"{name}.npy", getattr(self, name))
+        (directory / VOCABULARY_FILE).write_bytes(orjson.dumps(self.vocabulary))
+
+    @classmethod
+    def load(cls, directory: Path, n_docs: int) -> "Postings":
+        """Memory-mapped arrays: a paragraph's postings are read from disk only when a query needs them."""
+        arrays = {name: np.load(directory / f"{name}.npy", mmap_mode="r") for name in _ARRAYS}
+        vocabulary = orjson.loads((directory / VOCABULARY_FILE).read_bytes())
+        if len(arrays["indptr"]) != len(vocabulary) + 1 or len(arrays["postings"]) != len(arrays["scores"]):
+            raise ValueError("index arrays do not fit together")
+        return cls(vocabulary, arrays["indptr"], arrays["postings"], arrays["scores"], n_docs)
+
+
+class BM25Index:
+    """A BM25 index of one corpus with one tokenizer. Build or load with `BM25Index.open(...)`."""
+
+    def __init__(self, postings: Postings, tokenizer: Tokenizer, key: str, loaded_from_cache: bool) -> None:
+        self._postings = postings
+        self._vocab: dict[str, int] = {term: i for i, term in enumerate(postings.vocabulary)}
         self.tokenizer = tokenizer
-        self.size = size
+        self.size = postings.n_docs
         self.key = key
         self.loaded_from_cache = loaded_from_cache
 
     @staticmethod
     def key_for(corpus: StatuteCorpus, tokenizer: Tokenizer, params: BM25Params) -> str:
-        import bm25s
-
-        return corpus_key(
-            corpus, tokenizer=tokenizer.config(), params=params.__dict__, bm25s=bm25s.__version__, format=1
-        )
+        return corpus_key(corpus, tokenizer=tokenizer.config(), params=params.__dict__, format=INDEX_FORMAT)
 
     @classmethod
     def open(
@@ -79,71 +147,74 @@ class BM25Index:
         use_cache: bool = True,
     ) -> "BM25Index":
         """Load the index from the cache if a verified entry exists; otherwise build it (and cache it)."""
-        import bm25s
-
+        # The tokenizer's model and the numba kernel take a while to load and hold the GIL only part of the
+        # time: start them while the index is verified. (Before a build, numba would only add its ~80 MB to the
+        # build's peak memory, so it starts after.)
         key = cls.key_for(corpus, tokenizer, params)
-
-        def load(entry: Path) -> "bm25s.BM25":
-            retriever = bm25s.BM25.load(str(entry), show_progress=False)
-            # Queries need the tokenizer's model; load it now, in the background. Not before the index:
-            # Kiwi's start-up holds the GIL and would slow the load several-fold.
-            _warm_up_in_background(tokenizer)
-            return retriever
-
-        retriever, loaded = open_cached(
+        warm = use_cache and entry_path("bm25", key, cache_dir).is_dir()
+        if warm:
+            scoring.load_fast_kernel()
+        _warm_up_in_background(tokenizer)
+        postings, loaded = open_cached(
             "bm25",
             key,
-            load=load,
-            build=lambda: cls._build(corpus, tokenizer, params),
-            save=lambda retriever, directory: retriever.save(str(directory), show_progress=False),
-            extra=lambda _: {"corpus_source": corpus.source, "size": len(corpus)},
+            load=lambda entry: Postings.load(entry, len(corpus)),
+            build=lambda: cls._build(corpus, tokenizer, params, cache_dir, use_cache),
+            save=Postings.save,
+            extra=lambda p: {"corpus_source": corpus.source, "size": p.n_docs, "postings": len(p.postings)},
             cache_dir=cache_dir,
             use_cache=use_cache,
             label="BM25",
         )
-        return cls(retriever, tokenizer, len(corpus), key, loaded_from_cache=loaded)
+        scoring.load_fast_kernel()
+        return cls(postings, tokenizer, key, loaded_from_cache=loaded)
 
     @staticmethod
-    def _build(corpus: StatuteCorpus, tokenizer: Tokenizer, params: BM25Params) -> "bm25s.BM25":
-        import bm25s
+    def _build(
+        corpus: StatuteCorpus,
+        tokenizer: Tokenizer,
+        params: BM25Params,
+        cache_dir: Path | None,
+        use_cache: bool,
+    ) -> Postings:
+        with remembering_words(tokenizer, cache_dir, enabled=use_cache):
+            encoded = [encode_with(tokenizer, corpus.iter_keys())]  # a list, so that build() can free it
+        if len(encoded[0].term_ids) == 0:
+            raise DataError(
+                corpus.source,
+                None,
+                f"no provision has an indexable term for the {tokenizer.name!r} tokenizer "
+                f"({len(corpus)} provisions, all empty after tokenization); check the 'hierarchy' and "
+                "'content' fields",
+            )
+        return Postings.build(encoded, params)
 
-        tokens = tokenizer.tokenize([p.key for p in corpus.provisions])
-        retriever = bm25s.BM25(k1=params.k1, b=params.b, method=params.method)
-        retriever.index(tokens, show_progress=False)
-        return retriever
+    def _query(self, query_tokens: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        """The query's known distinct terms in first-seen order and their counts (as float64 weights)."""
+        vocab = self._vocab
+        counts = Counter(vocab[t] for t in query_tokens if t in vocab)
+        terms = np.fromiter(counts.keys(), dtype=np.int64, count=len(counts))
+        return terms, np.fromiter(counts.values(), dtype=np.float64, count=len(counts))
 
     def scores(self, query_tokens: list[str]) -> np.ndarray:
-        """BM25 score of every paragraph (float32); a repeated query term counts once per occurrence."""
-        counts = Counter(self._vocab[t] for t in query_tokens if t in self._vocab)
-        return self._scores(counts)
-
-    def _scores(self, counts: Counter[int]) -> np.ndarray:
-        if self._retriever.nonoccurrence_array is not None:  # BM25L/BM25+ add a score for absent terms
-            return self._retriever.get_scores_from_ids(list(counts.elements()))
-        out = np.zeros(self._num_docs, dtype=np.float32)
-        indptr, indices, data = self._indptr, self._indices, self._data
-        if _csc_matvec is None:  # pragma: no cover - see the import
-            for term, count in counts.items():
-                start, end = indptr[term], indptr[term + 1]
-                np.add.at(out, indices[start:end], data[start:end] * np.float32(count))
-            return out
-        for term, count in counts.items():
-            start, end = int(indptr[term]), int(indptr[term + 1])
-            if end > start:
-                column = np.array([0, end - start], dtype=indices.dtype)
-                weight = np.array([count], dtype=np.float32)
-                _csc_matvec(self._num_docs, 1, column, indices[start:end], data[start:end], weight, out)
+        """BM25 score of every paragraph (float64); a repeated query term counts once per occurrence."""
+        p = self._postings
+        terms, weights = self._query(query_tokens)
+        docs, values = scoring.numpy_kernel(
+            p.indptr, p.postings, p.scores, terms, weights, p.n_docs, p.n_docs
+        )
+        out = np.zeros(p.n_docs)
+        out[docs] = values
         return out
 
     def search_tokens(self, query_tokens: list[str], k: int) -> list[IndexHit]:
         """Top-k by BM25 score. Unknown terms are dropped; a query with no known term returns nothing."""
-        counts = Counter(self._vocab[t] for t in query_tokens if t in self._vocab)
-        k = min(k, self.size)
-        if not counts or k <= 0:
+        terms, weights = self._query(query_tokens)
+        if not len(terms) or k <= 0:
             return []
-        scores = self._scores(counts)
-        top = top_k(scores, k)
-        return [IndexHit(index=int(i), score=float(scores[i])) for i in top if scores[i] > 0]
+        p = self._postings
+        docs, values = scoring.kernel()(p.indptr, p.postings, p.scores, terms, weights, p.n_docs, k)
+        return [IndexHit(d, v) for d, v in zip(docs.tolist(), values.tolist(), strict=True)]
 
     def search(self, query: str, k: int) -> list[IndexHit]:
         return self.search_tokens(self.tokenizer.tokenize([query])[0], k)
@@ -156,40 +227,7 @@ class BM25Index:
 
 
 def _warm_up_in_background(tokenizer: Tokenizer) -> None:
-    """Load the tokenizer's model (Kiwi: a few seconds) while the caller finishes loading, if it has one."""
+    """Load the tokenizer's model (Kiwi: a second or more) while the caller loads the index, if it has one."""
     warm_up = getattr(tokenizer, "warm_up", None)
     if warm_up is not None:
         threading.Thread(target=warm_up, name="koblex-tokenizer-warm-up", daemon=True).start()
-
-
-# Above this many paragraphs the top k is found among the paragraphs scoring at least the k-th best of a
-# strided sample (a lower bound of the k-th best overall), instead of partitioning the whole array.
-_SAMPLE_SIZE = 20_000
-
-
-def top_k(scores: np.ndarray, k: int) -> np.ndarray:
-    """Indices of the k highest scores, best first; ties broken by corpus position for determinism.
-
-    For large arrays, the k-th best of every `stride`-th score is at most the k-th best overall, so every
-    top-k paragraph (and every paragraph tied with the k-th) scores at least that much: only those few
-    candidates are sorted. The result is the same as sorting everything.
-    """
-    if k <= 0:
-        return np.arange(0)
-    candidates = np.arange(len(scores)) if k >= len(scores) else _at_least_kth(scores, k)
-    order = np.lexsort((candidates, -scores[candidates]))
-    return candidates[order][:k]
-
-
-def _at_least_kth(scores: np.ndarray, k: int) -> np.ndarray:
-    """Positions of every score at least the k-th best (0 < k < len(scores)), in corpus order."""
-    n = len(scores)
-    if n >= 4 * _SAMPLE_SIZE and k <= _SAMPLE_SIZE // 4:
-        sample = scores[:: n // _SAMPLE_SIZE]
-        bound = np.partition(sample, len(sample) - k)[len(sample) - k]
-        candidates = np.flatnonzero(scores >= bound) if bound > 0 else np.flatnonzero(scores > 0)
-        if len(candidates) >= k:
-            return candidates
-        # fewer than k positive scores: rank the whole array
-    best = np.argpartition(-scores, k - 1)[:k]
-    return np.flatnonzero(scores >= scores[best].min())

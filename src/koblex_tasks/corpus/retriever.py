@@ -200,13 +200,13 @@ class Retriever:
         return await anyio.to_thread.run_sync(self.rerank, query, hits, top)
 
     def _bm25_hits(self, hits: list[IndexHit]) -> list[Hit]:
-        provisions = self.corpus.provisions
-        return [Hit(rank=r, provision=provisions[h.index], bm25_score=h.score) for r, h in enumerate(hits)]
+        provision = self.corpus.provision
+        return [Hit(rank=r, provision=provision(h.index), bm25_score=h.score) for r, h in enumerate(hits)]
 
     def _dense_hits(self, hits: list[DenseHit]) -> list[Hit]:
-        provisions = self.corpus.provisions
+        provision = self.corpus.provision
         return [
-            Hit(rank=r, provision=provisions[h.index], bm25_score=None, dense_score=h.score, source="dense")
+            Hit(rank=r, provision=provision(h.index), bm25_score=None, dense_score=h.score, source="dense")
             for r, h in enumerate(hits)
         ]
 
@@ -219,11 +219,11 @@ class Retriever:
             rrf_k=self.settings.rrf_k,
             k=k,
         )
-        provisions = self.corpus.provisions
+        provision = self.corpus.provision
         return [
             Hit(
                 rank=r,
-                provision=provisions[f.doc],
+                provision=provision(f.doc),
                 bm25_score=bm25_scores.get(f.doc),
                 dense_score=dense_scores.get(f.doc),
                 fused_score=f.score,

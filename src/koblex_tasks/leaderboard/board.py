@@ -10,15 +10,15 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, cast
+from typing import Any, Protocol, cast
 
 import numpy as np
 
 from koblex_tasks import stats as st
+from koblex_tasks.leaderboard import titles
 from koblex_tasks.leaderboard.store import RunRow, Store
 from koblex_tasks.spec import BenchmarkSpec, ValueSpec
 from koblex_tasks.tasks import benchmark_specs, spec_for_task
@@ -52,6 +52,17 @@ def to_plain(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [to_plain(v) for v in value]
     return value
+
+
+class Interval(Protocol):
+    """A mean with its interval, as displayed: a column's row or a stratum's cell (None: undefined)."""
+
+    @property
+    def mean(self) -> float | None: ...
+    @property
+    def low(self) -> float | None: ...
+    @property
+    def high(self) -> float | None: ...
 
 
 @dataclass(frozen=True)
@@ -157,7 +168,13 @@ class RunInfo:
 
 @dataclass(frozen=True)
 class Board:
-    """Runs sharing benchmark, dataset, corpus completeness and scoring variant: the only ones ranked together."""
+    """Runs sharing benchmark, dataset, corpus completeness and scoring variant: the only ones ranked together.
+
+    `key` is the stored identifier (and `label` the stored short label); `title` is the readable heading built
+    from the spec and the board's facts (`titles.board_title`). `rank_by` is the default ranking rule: the
+    spec's ranking column, then its other headline columns, then the remaining primary ones (see
+    `ranked_runs`).
+    """
 
     key: str
     label: str
@@ -169,6 +186,10 @@ class Board:
     strata_sizes: Mapping[str, int]  # in the spec's stratum order
     runs: tuple[RunInfo, ...]
     metrics: tuple[Column, ...]  # primary columns first, then secondary; spec order within each
+    title: str
+    rank_by: tuple[str, ...]  # metric keys, the default ranking column first
+    dataset_note: str | None = field(default=None, metadata=NOT_EXPORTED)
+    corpus_applies: bool = field(default=True, metadata=NOT_EXPORTED)  # False: no corpus wording at all
 
     @property
     def primary(self) -> tuple[Column, ...]:
@@ -178,15 +199,39 @@ class Board:
     def secondary(self) -> tuple[Column, ...]:
         return tuple(m for m in self.metrics if not m.primary)
 
-    def ranked_runs(self) -> list[RunInfo]:
-        """Runs by the first primary column's mean, highest first (unscored last): the default display order."""
-        first = self.primary[0] if self.primary else None
+    def column(self, metric: str) -> Column:
+        for m in self.metrics:
+            if m.metric == metric:
+                return m
+        raise KeyError(
+            f"board {self.key!r} has no column {metric!r} (has {[m.metric for m in self.metrics]})"
+        )
 
-        def key(run: RunInfo) -> float:
-            mean = first.rows[run.run_id].mean if first else None
-            return -math.inf if mean is None else mean
+    def rank_chain(self, metric: str | None = None) -> tuple[Column, ...]:
+        """The columns a ranking compares in turn: `metric` (default: `rank_by[0]`), then the rest of `rank_by`."""
+        first = metric or (self.rank_by[0] if self.rank_by else None)
+        keys = ([first] if first else []) + [k for k in self.rank_by if k != first]
+        return tuple(self.column(k) for k in keys)
 
-        return sorted(self.runs, key=key, reverse=True)
+    def ranked_runs(self, metric: str | None = None) -> list[RunInfo]:
+        """Runs ranked by `metric` (default: the benchmark's ranking column), best first.
+
+        The rule: compare runs on the first column of `rank_chain(metric)` in its direction; a run with no
+        mean there (e.g. a closed-book method on provision F1) comes after every run that has one; ties and
+        unscored runs are ordered by the next column of the chain (the other headline metrics, then the other
+        primary columns), and finally by submission order. So a run is never last merely because one column
+        is undefined for it.
+        """
+        chain = self.rank_chain(metric)
+
+        def key(run: RunInfo) -> tuple[tuple[bool, float], ...]:
+            out = []
+            for col in chain:
+                mean = col.rows[run.run_id].mean
+                out.append((mean is None, 0.0 if mean is None else (-mean if col.higher_is_better else mean)))
+            return tuple(out)
+
+        return sorted(self.runs, key=key)  # stable: submission order breaks full ties
 
     def to_dict(self) -> dict[str, Any]:
         return cast(dict[str, Any], to_plain(self))
@@ -381,7 +426,8 @@ def compute_board(store: Store, board_key: str, settings: Settings = Settings())
     labels = np.array([strata[s] for s in items], dtype=object)
     data = _Data(runs, [r.name for r in runs], items, labels, settings)
     audits = store.audits()
-    metrics = (_column(store, data, spec, v, audits) for v in columns(spec))
+    metrics = tuple(m for v in columns(spec) if (m := _column(store, data, spec, v, audits)) is not None)
+    provenances = [r.provenance for r in runs]
     return Board(
         key=board_key,
         label=first.board_label,
@@ -394,8 +440,22 @@ def compute_board(store: Store, board_key: str, settings: Settings = Settings())
             k: int((labels == k).sum()) for k in sorted(set(strata.values()), key=spec.stratum.sort_key)
         },
         runs=tuple(RunInfo.of(r) for r in runs),
-        metrics=tuple(m for m in metrics if m is not None),
+        metrics=metrics,
+        title=titles.board_title(spec, board_key, first.corpus_status, len(items), first.subset, provenances),
+        rank_by=rank_by(spec, metrics),
+        dataset_note=titles.dataset_note(spec, board_key),
+        corpus_applies=spec.full_corpus_size is not None,
     )
+
+
+def rank_by(spec: BenchmarkSpec, metrics: Sequence[Column]) -> tuple[str, ...]:
+    """The default ranking chain: the spec's ranking column, its headline columns, then the other primaries.
+
+    Only columns the board has (some run computed them) take part.
+    """
+    present = {m.metric for m in metrics}
+    keys = [spec.ranking, *spec.headline, *(m.metric for m in metrics if m.primary)]
+    return tuple(dict.fromkeys(k for k in keys if k in present))
 
 
 def board_keys(store: Store) -> list[str]:
@@ -405,7 +465,11 @@ def board_keys(store: Store) -> list[str]:
 
 
 def compute_all(store: Store, settings: Settings = Settings()) -> Site:
-    return Site(settings=settings, boards=tuple(compute_board(store, k, settings) for k in board_keys(store)))
+    """Every board of the store; boards whose titles would read alike get a distinguishing suffix."""
+    boards = [compute_board(store, k, settings) for k in board_keys(store)]
+    unique = titles.distinct_titles([b.title for b in boards], [b.key for b in boards])
+    boards = [dataclasses.replace(b, title=t) for b, t in zip(boards, unique, strict=True)]
+    return Site(settings=settings, boards=tuple(boards))
 
 
 # ---------------------------------------------------------------------------------------------- comparisons

@@ -34,14 +34,32 @@ def _local_corpus(path_text: str, full_size: int) -> tuple[str, dict[str, Any]]:
     return status, {"kind": "local file", "path": path_text, "size": lines, "sha256": digest.hexdigest()}
 
 
+def _recorded_corpus(record: dict[str, Any], full_size: int) -> tuple[str, dict[str, Any]] | None:
+    """The corpus the task recorded when the run was built (source, size, fingerprint), if it did."""
+    size, fingerprint = record.get("size"), record.get("fingerprint")
+    if not isinstance(size, int) or not isinstance(fingerprint, str):
+        return None
+    source = str(record.get("source") or "")
+    kind = "hub statute dataset" if source.startswith("hf:") else "local file"
+    status = "partial" if size < full_size else "full"
+    return status, {
+        "kind": f"{kind} (recorded by the run)",
+        "source": source,
+        "size": size,
+        "fingerprint": fingerprint,
+    }
+
+
 def corpus_of(run: RunIdentity, replay: bool) -> tuple[str, dict[str, Any]]:
     """Corpus completeness and its description.
 
     Replays re-score predictions the paper produced on its full pool: nothing of ours was retrieved, so their
-    `retrieval` metadata (the task default) is not used; they count as full. A run on the hub corpus
-    (``corpus=None``) is full; a local corpus file is measured (paragraph count and sha256): fewer paragraphs
-    than the spec's full pool is partial; a local file that is gone is unknown. A benchmark whose scores do not
-    depend on a corpus counts as full.
+    `retrieval` metadata (the task default) is not used; they count as full. A run records the corpus it
+    loaded (`corpus` in the eval metadata: source, size, fingerprint): fewer paragraphs than the spec's full
+    pool is partial. Logs written before that record existed fall back to the settings: the hub corpus
+    (``corpus=None``) is full; a local corpus file is measured now (paragraph count and sha256), which
+    describes the file as it is at submission, not necessarily as the run used it; a file that is gone is
+    unknown. A benchmark whose scores do not depend on a corpus counts as full.
     """
     full_size = run.spec.full_corpus_size
     retrieval = run.metadata.get("retrieval") or {}
@@ -52,14 +70,20 @@ def corpus_of(run: RunIdentity, replay: bool) -> tuple[str, dict[str, Any]]:
             "kind": "released predictions (the paper's full corpus; no retrieval re-run)",
             "size": full_size,
         }
+    record = run.metadata.get("corpus")
+    recorded = _recorded_corpus(record, full_size) if isinstance(record, dict) else None
+    if recorded is not None:
+        return recorded
     corpus = retrieval.get("corpus")
     if corpus is None:
         return "full", {
-            "kind": "hub statute dataset",
+            "kind": "hub statute dataset (log without a corpus record: assumed full)",
             "revision": retrieval.get("corpus_revision") or "main",
             "lang": retrieval.get("lang"),
         }
-    return _local_corpus(str(corpus), full_size)
+    status, described = _local_corpus(str(corpus), full_size)
+    described["kind"] = f"{described['kind']}; log without a corpus record: measured at submission"
+    return status, described
 
 
 def place(run: RunIdentity, coverage: Coverage, task_args: dict[str, Any], replay: bool) -> Placement:

@@ -1,10 +1,13 @@
 """Static leaderboard site (one self-contained index.html) and JSON/CSV/Markdown exports of a `board.Site`.
 
 The page is rendered from Jinja2 templates (``templates/``) with autoescaping on, so every string that came
-from a log (model names, solver arguments, paths) is HTML-escaped without a call per field. The stylesheet
-and sorting script (``static/``) are inlined and the data is embedded, so the page works from ``file://``: no
-server, no network (click a column header, or open ``index.html?sort=<metric>&dir=asc|desc``). The embedded
-JSON escapes ``<``, ``>`` and ``&`` so no ``</script>`` or ``<!--`` can end its script element.
+from a log (model names, solver arguments, paths) is HTML-escaped without a call per field, in the table and
+in the forest plot's SVG alike (`plot.py` computes its geometry at build time; no script is needed to see it).
+The server-rendered order is the board's default ranking (`Board.ranked_runs`), so the page reads right
+without JavaScript. The stylesheet and script (``static/``) are inlined and the data is embedded, so the page
+works from ``file://``: no server, no network. The script re-ranks (the "Rank by" select, or
+``index.html?rank=<metric>``) and sorts (click a column header, or ``?sort=<metric>&dir=asc|desc``). The
+embedded JSON escapes ``<``, ``>`` and ``&`` so no ``</script>`` or ``<!--`` can end its script element.
 """
 
 from __future__ import annotations
@@ -17,27 +20,17 @@ from collections.abc import Iterable, Mapping, Sequence
 from html import escape as html_escape
 from importlib import resources
 from pathlib import Path
-from typing import Any, NamedTuple, Protocol
+from typing import Any, NamedTuple
 
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup
 
-from koblex_tasks.leaderboard.board import Board, Column, Comparison, Row, RunInfo, Site
+from koblex_tasks.leaderboard.board import Board, Column, Comparison, Interval, JudgeInfo, Row, RunInfo, Site
+from koblex_tasks.leaderboard.plot import forest
 
 PACKAGE = "koblex_tasks.leaderboard"
 EXPORTS = ("leaderboard.json", "leaderboard.csv", "leaderboard.md")
 CI_WIDTH = 120  # px of a CI bar
-
-
-class Interval(Protocol):
-    """A displayed interval: a column's row or a stratum's cell."""
-
-    @property
-    def mean(self) -> float | None: ...
-    @property
-    def low(self) -> float | None: ...
-    @property
-    def high(self) -> float | None: ...
 
 
 def script_json(data: Any) -> Markup:
@@ -55,9 +48,35 @@ def interval_text(r: Interval, scale: float) -> str:
     return f"{fmt(r.mean, scale)} [{fmt(r.low, scale)}, {fmt(r.high, scale)}]"
 
 
-def sort_value(row: Row, scale: float) -> str:
-    """The `data-<metric>` attribute the page's script sorts by (empty = unscored, sorted last)."""
-    return "" if row.mean is None else fmt(row.mean, scale, 6)
+def sort_value(row: Row) -> str:
+    """The `data-<metric>` attribute the page's script sorts and ranks by: the stored mean at full precision
+    (so the script orders exactly as `Board.ranked_runs`); empty = unscored, placed last."""
+    return "" if row.mean is None else repr(row.mean)
+
+
+def rank_rule(board: Board, metric: str | None = None) -> str:
+    """The ranking rule in words, for the legend under a board's table (`Board.ranked_runs`)."""
+    first, *rest = board.rank_chain(metric)
+    direction = "higher" if first.higher_is_better else "lower"
+    then = ", then ".join([c.label for c in rest] + ["submission order"])
+    return (
+        f"Ranked by {first.label} ({direction} is better); runs with no {first.label} value follow the "
+        f"others. Ties, and the runs without it, are ordered by {then}."
+    )
+
+
+def judge_groups(board: Board) -> list[tuple[list[str], JudgeInfo]]:
+    """The board's judge-graded columns grouped by who graded them (one note per judge set)."""
+    groups: list[tuple[list[str], JudgeInfo]] = []
+    for m in board.metrics:
+        if m.judge is None:
+            continue
+        same = next((labels for labels, info in groups if info == m.judge), None)
+        if same is None:
+            groups.append(([m.label], m.judge))
+        else:
+            same.append(m.label)
+    return groups
 
 
 def column_domains(board: Board) -> dict[str, tuple[float, float]]:
@@ -102,10 +121,17 @@ def by_p(comparisons: Iterable[Comparison]) -> list[Comparison]:
     return sorted(comparisons, key=lambda c: (c.p_adjusted is None, c.p_adjusted or 1))
 
 
-def provenance_fields(run: RunInfo) -> list[tuple[str, Any]]:
-    """The rows of a run's provenance table, with what to say when a field is absent."""
+def provenance_fields(run: RunInfo, corpus_applies: bool = True) -> list[tuple[str, Any]]:
+    """The rows of a run's provenance table, with what to say when a field is absent.
+
+    Without a retrieval corpus (`Board.corpus_applies` False) the corpus and retrieval rows are left out.
+    """
     p = run.provenance
     usage = p.get("usage") or {}
+    corpus_rows = [
+        ("corpus", p.get("corpus")),
+        ("retrieval / index", p.get("retrieval") or "not ours (released predictions)"),
+    ]
     return [
         ("run id", f"#{run.run_id}"),
         ("model", p.get("model")),
@@ -114,8 +140,7 @@ def provenance_fields(run: RunInfo) -> list[tuple[str, Any]]:
         ("task", f"{p.get('task')} v{p.get('task_version')}"),
         ("task args", p.get("task_args")),
         ("dataset", p.get("dataset")),
-        ("corpus", p.get("corpus")),
-        ("retrieval / index", p.get("retrieval") or "not ours (released predictions)"),
+        *(corpus_rows if corpus_applies else []),
         ("scoring", p.get("scoring")),
         ("prompt hashes", p.get("prompts") or "none recorded"),
         ("judge model", p.get("judge_model") or "none"),
@@ -153,7 +178,17 @@ def environment() -> Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    helpers = (fmt, sort_value, column_domains, ci_bar, by_p, provenance_fields)
+    helpers = (
+        fmt,
+        sort_value,
+        column_domains,
+        ci_bar,
+        by_p,
+        provenance_fields,
+        rank_rule,
+        judge_groups,
+        forest,
+    )
     env.globals |= {f.__name__: f for f in helpers} | {"ci_width": CI_WIDTH}
     env.filters["pretty"] = _pretty
     env.tests["structured"] = _structured
@@ -178,6 +213,7 @@ def render_html(site: Site, plain: Mapping[str, Any] | None = None) -> str:
         settings=s,
         confidence_pct=round(100 * s.confidence),
         exports=[(name, name.rsplit(".", 1)[1].upper()) for name in EXPORTS],
+        corpus_note=any(b.corpus_applies for b in site.boards),
         css=_static("site.css", "style"),
         js=_static("site.js", "script"),
         data_json=script_json(site.to_dict() if plain is None else plain),
@@ -207,7 +243,13 @@ def render_markdown(site: Site) -> str:
     )
     for board in site.boards:
         primary = board.primary
-        out += ["", f"## {_md_cell(board.label)}", "", f"{board.n_items} items.", ""]
+        out += [
+            "",
+            f"## {_md_cell(board.title)}",
+            "",
+            f"{board.n_items} items. Board key: {html_escape(board.key, quote=False)}.",
+        ]
+        out += [rank_rule(board), ""]
         out.append("| # | System | " + " | ".join(_md_cell(m.label) for m in primary) + " |")
         out.append("|---|---|" + "---|" * len(primary))
         for rank, run in enumerate(board.ranked_runs(), 1):

@@ -9,13 +9,14 @@ from typing import Any
 
 from koblex_tasks.prompts import load_prompt
 from koblex_tasks.scorers.koblex.text import official_prediction, strip_reasoning, token_f1
-from koblex_tasks.solvers.koblex._common import answer_after_marker
 from koblex_tasks.tasks.koblex.dataset import LANG_SUFFIX, gold_provisions
 from koblex_tasks.tasks.koblex.dataset import load_koblex as _load_records
+from koblex_tasks.tasks.koblex.evidence import OFFICIAL_ANSWER
 
 DATA_ENV = "KOBLEX_DATA"
 LANG_ENV = "KOBLEX_LANG"
-PROMPT_VERSION = "v1"
+PROMPT_VERSION = "v1"  # single-file prompts: lm-eval sends one text (system part and examples together)
+HUB_HINT = f"set {DATA_ENV}=PATH to a local KoBLEX JSONL instead"
 
 
 def load_koblex(
@@ -29,7 +30,7 @@ def load_koblex(
     import datasets
 
     lang = lang or os.environ.get(LANG_ENV) or "ko"
-    loaded = _load_records(data or os.environ.get(DATA_ENV) or None, lang, revision)
+    loaded = _load_records(data or os.environ.get(DATA_ENV) or None, lang, revision, hub_hint=HUB_HINT)
     suffix = LANG_SUFFIX[lang]
     docs = [
         {
@@ -61,8 +62,8 @@ def doc_to_text_cot(doc: dict[str, Any]) -> str:
 
 
 def extract_answer(completion: str) -> str:
-    """The text after the last "Answer:" (the whole completion if absent): the Inspect solvers' function."""
-    return answer_after_marker(completion)
+    """The text after the last "Answer:" (the whole completion if absent): the Inspect scorers' rule."""
+    return OFFICIAL_ANSWER.apply(completion)
 
 
 def process_results(doc: dict[str, Any], results: list[str]) -> dict[str, float]:

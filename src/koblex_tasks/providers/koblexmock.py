@@ -1,8 +1,10 @@
 """`koblexmock/<name>`: a scripted, offline model that speaks every KoBLEX prompt's format.
 
-It answers an LF-Eval judge prompt with the score 7, a LEGIT issue judge with a covered-and-correct verdict, a parametric-provision prompt with a one-item list echoing the question, a selection prompt with
-`Answer: 0`, and anything else with `Answer: ` plus the first sentence of the prompt's query. Every output
-carries `usage`, so Inspect never tries to download a tokenizer to count tokens.
+It answers an LF-Eval judge prompt with the score 7 (DeepEval's prompt, ending "JSON:", with a JSON object
+`{"score": 7, "reason": ...}`; the bare prompt, ending "Score:", with "7"), a LEGIT issue judge with a
+covered-and-correct verdict, a parametric-provision prompt with a one-item list echoing the question, a
+selection prompt with `Answer: 0`, and anything else with `Answer: ` plus the first sentence of the prompt's
+query. Every output carries `usage`, so Inspect never tries to download a tokenizer to count tokens.
 """
 
 import math
@@ -28,9 +30,20 @@ def usage_for(prompt: str, completion: str) -> ModelUsage:
     return ModelUsage(input_tokens=inp, output_tokens=out, total_tokens=inp + out)
 
 
+JUDGE_SCORE = 7
+_JUDGE_JSON = f'{{"score": {JUDGE_SCORE}, "reason": "scripted"}}'
+
+
+def is_lf_eval_json_prompt(prompt: str) -> bool:
+    """DeepEval's G-Eval prompt (LF-Eval's default): it ends with "JSON:" and asks for a `score` key."""
+    return prompt.rstrip().endswith("JSON:") and '"score"' in prompt
+
+
 def scripted_reply(prompt: str) -> str:
+    if is_lf_eval_json_prompt(prompt):
+        return _JUDGE_JSON
     if prompt.rstrip().endswith(("Score:", "점수:")):
-        return "7"  # a judge prompt (LF-Eval) asks for a bare score
+        return str(JUDGE_SCORE)  # the bare LF-Eval prompt asks for the score alone
     if prompt.rstrip().endswith("<OUTPUT>") and "contains_issue" in prompt:
         # the LEGIT issue judge: covered, and correct unless the answer is empty
         correct = "true" if "<TEXT>\n\n</TEXT>" not in prompt else "false"
@@ -51,12 +64,15 @@ def scripted_reply(prompt: str) -> str:
 def scripted_output(
     messages: list[ChatMessage], tools: list[ToolInfo], tool_choice: ToolChoice, config: GenerateConfig
 ) -> ModelOutput:
-    prompt = messages[-1].text if messages else ""
+    # every turn: under the system + user chat format the instructions sit in the system turn
+    prompt = "\n\n".join(m.text for m in messages)
     reply = scripted_reply(prompt)
     output = ModelOutput.from_content(model="koblexmock", content=reply)
     output.usage = usage_for(prompt, reply)
     if config.logprobs:  # confident (p = 0.9) tokens, so logprob-based solvers run end to end
-        pieces = re.findall(r"\S+|\s+", reply) or [""]
+        # whitespace-separated pieces; in a JSON judge reply digits are their own tokens, as real tokenizers do
+        split = r"[0-9]+|\s+|[^0-9\s]+" if is_lf_eval_json_prompt(prompt) else r"\S+|\s+"
+        pieces = re.findall(split, reply) or [""]
         output.choices[0].logprobs = Logprobs(
             content=[
                 Logprob(

@@ -1,20 +1,14 @@
 """`koblex replay FILE`: run a released KoBLEX prediction file through the KoBLEX task and report the means."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from inspect_ai.log import EvalLog
 
-from koblex_tasks.errors import DataError
 from koblex_tasks.replay.run import Display, headline_means, run_replay_eval
 from koblex_tasks.solvers.koblex import replay
-from koblex_tasks.tasks.koblex.dataset import load_koblex
-from koblex_tasks.tasks.koblex.released import (
-    index_by_question,
-    infer_method_and_model,
-    load_released,
-    question_key,
-)
+from koblex_tasks.tasks.koblex.alignment import Alignment, align_released_file
+from koblex_tasks.tasks.koblex.released import infer_method_and_model
 from koblex_tasks.tasks.koblex.spec import KOBLEX
 from koblex_tasks.tasks.koblex.task import koblex
 
@@ -25,18 +19,20 @@ class ReplayResult:
     method: str
     model: str
     headline: dict[str, float]
+    alignment: dict[str, int] = field(default_factory=dict)  # rule -> rows it aligned (text, question, order)
+    order_lines: tuple[int, ...] = ()  # file lines placed by row order (near-identical wordings)
+
+    @property
+    def alignment_line(self) -> str:
+        """`aligned rows: text 222, question 0, order 4 (lines 98, 107, 194, 199)`, printed by `koblex replay`."""
+        counts = ", ".join(f"{rule} {n}" for rule, n in self.alignment.items())
+        lines = f" (lines {', '.join(map(str, self.order_lines))})" if self.order_lines else ""
+        return f"aligned rows: {counts}{lines}"
 
 
-def check_alignment(file: str, data: str | None) -> None:
+def check_alignment(file: str, data: str | None) -> Alignment:
     """Every question must have exactly one prediction (and vice versa), before any eval starts."""
-    questions = load_koblex(data)
-    index = index_by_question(load_released(file), file)
-    keys = {question_key(r["background"] + r["question"]) for r in questions.records}
-    missing, extra = len(keys - index.keys()), len(index.keys() - keys)
-    if missing or extra:
-        raise DataError(
-            file, None, f"{missing} questions have no prediction and {extra} predictions match no question"
-        )
+    return align_released_file(file, data)
 
 
 def run_replay(
@@ -48,16 +44,31 @@ def run_replay(
     model_name: str | None = None,
     display: Display = "none",
 ) -> ReplayResult:
-    check_alignment(file, data)
+    alignment = check_alignment(file, data)
+    counts, order_lines = alignment.counts(), alignment.lines("order")
     inferred_method, inferred_model = infer_method_and_model(file)
     method = method or inferred_method or Path(file).stem
     model_name = model_name or inferred_model or "unknown"
+    solver = replay(file=file, method=method, model_name=model_name, data=data)
     log = run_replay_eval(
-        koblex(data=data, official=official),
-        replay(file=file, method=method, model_name=model_name),
+        # built with the replay solver, so the task loads no corpus and checks no reranker (nothing retrieves)
+        koblex(data=data, official=official, solver=solver),
+        solver,
         model_name,
         log_dir,
-        metadata={"replay_file": str(file), "method": method},
+        metadata={
+            "replay_file": str(file),
+            "method": method,
+            "replay_alignment": counts,
+            "replay_order_lines": order_lines,
+        },
         display=display,
     )
-    return ReplayResult(log=log, method=method, model=model_name, headline=headline_means(log, KOBLEX))
+    return ReplayResult(
+        log=log,
+        method=method,
+        model=model_name,
+        headline=headline_means(log, KOBLEX),
+        alignment=counts,
+        order_lines=tuple(order_lines),
+    )

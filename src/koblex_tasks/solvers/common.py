@@ -2,8 +2,9 @@
 
 Retrieval overrides: a solver's `tokenizer` and `reranker` arguments (and LEGIT RAG's `corpus`) replace the
 task's setting of that name for that solver only; `None`, the default, keeps the task's. The BM25 tokenizer is
-"kiwi" (morphemes) or "official" (the paper's regex tokens); the reranker "none" (BM25 order), "bge" (the
-paper's) or a cross-encoder id/path. The official KoBLEX baselines used BM25 alone; ParSeR reranks.
+"official" (the paper's regex tokens, the KoBLEX default) or "kiwi" (morphemes); the reranker "none" (BM25
+order), "bge" (the paper's) or a cross-encoder id/path. The official KoBLEX baselines used BM25 alone (their
+solvers default to reranker "none"); ParSeR reranks with the task's reranker.
 """
 
 from typing import Any

@@ -155,3 +155,59 @@ def test_judge_prompt_is_the_official_text(record_by_id) -> None:
     assert len(template) == 1800
     values = {"response": "R", "summary": "S", "claims": "C", "conclusion": "K"}
     assert Template(template).substitute(values).count("{") == 2  # the two JSON braces of the example
+
+
+# ------------------------------------------------------------------------------ the official scripts' arithmetic
+
+
+def test_official_script_keeps_the_prefix_bug() -> None:
+    """`official_script=True`: "1" counts "10.1" as a sub-issue (the scripts' `startswith`), our default does not."""
+    ids = ["", *[str(i) for i in range(1, 11)], "10.1"]  # N = 11
+    spec = labels({i: (T, T) for i in ids} | {"10.1": (T, F)})
+    script = rubric_score(ids, spec, "official", official_script=True)
+    assert script.issue_scores["1"] == 0 and script.issue_scores["10"] == 0
+    assert rubric_score(ids, spec, "official").issue_scores["1"] == pytest.approx(5 / 11)
+    # the paper rule has no descendancy: prefix or not, the same points
+    assert rubric_score(ids, spec, "paper", official_script=True).legit_score == pytest.approx(
+        rubric_score(ids, spec, "paper").legit_score
+    )
+
+
+def test_official_script_drops_an_unlabelled_issue_and_shrinks_n(record_by_id) -> None:
+    ids = record_by_id("부산지방법원-2017구합23").issue_ids  # "", 1, 1.1, 1.2
+    spec = labels({"": (T, T), "1": (T, T), "1.1": None, "1.2": (T, T)})
+    assert not rubric_score(ids, spec, "paper").scored  # ours: unscored, never rescaled
+    script = rubric_score(ids, spec, "paper", official_script=True)
+    assert script.n == 2 and script.legit_score == 5 + 2 * (2 / 2 + 3 / 2)
+    assert script.issue_scores["1.1"] is None
+    # nothing judged: the script writes 0 (and the failure rate says why)
+    nothing = rubric_score(ids, labels(dict.fromkeys(ids)), "official", official_script=True)
+    assert nothing.legit_score == 0 and nothing.scored
+    # a lone judged sub-issue: the script divides by zero and writes no row; nothing to reproduce
+    lone = labels({"": None, "1": (T, T), "1.1": None, "1.2": None})
+    assert not rubric_score(ids, lone, "paper", official_script=True).scored
+
+
+def test_official_script_sums_in_the_order_issues_were_judged() -> None:
+    """The total is the running sum in the verdict dict's order, exactly as the script adds it."""
+    ids = ["", "1", "2", "3", "4", "5", "6"]
+    spec = labels({"": (T, T), "1": (T, F), "2": (T, T), "3": (T, F), "4": (T, T), "5": (T, F), "6": (T, T)})
+    order = ["6", "1", "", "5", "2", "4", "3"]
+    shuffled = {i: spec[i] for i in order}
+    expected = 0
+    for i in order:
+        verdict = spec[i]
+        issue = 0
+        if i == "":
+            issue += 5 if verdict.correct_conclusion else 0
+        elif verdict.contains_issue:
+            issue += 2 / (len(ids) - 1)
+            if verdict.correct_conclusion:
+                issue += 3 / (len(ids) - 1)
+        expected += issue
+    assert rubric_score(ids, shuffled, "paper", official_script=True).legit_score == expected
+
+
+def test_labels_outside_the_tree_are_refused() -> None:
+    with pytest.raises(ValueError, match="not in the tree"):
+        rubric_score(["", "1"], labels({"": (T, T), "1": (T, T), "2": (T, T)}))

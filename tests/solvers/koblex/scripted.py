@@ -10,11 +10,13 @@ from inspect_ai.model import ChatMessage, GenerateConfig, Model, ModelOutput, ge
 from inspect_ai.solver import Solver
 
 from koblex_tasks.providers.koblexmock import usage_for
+from koblex_tasks.scorers.koblex.answer import sample_answer
 from koblex_tasks.tasks.koblex.task import koblex
 
 
 def run_koblex(solver: Solver, model: Model, questions: Path, corpus: Path, **task_args) -> EvalLog:
     """`solver` on the tiny questions and corpus with `model`; the log goes next to the corpus."""
+    task_args.setdefault("reranker", "none")  # offline: no cross-encoder weights
     task = koblex(data=str(questions), corpus=str(corpus), **task_args)
     [log] = inspect_eval(
         task, solver=solver, model=model, display="none", log_dir=str(corpus.parent / "logs")
@@ -24,6 +26,11 @@ def run_koblex(solver: Solver, model: Model, questions: Path, corpus: Path, **ta
 
 def sample(log: EvalLog, sample_id: str):
     return next(s for s in log.samples if s.id == sample_id)
+
+
+def answer_of(s) -> str:
+    """The answer the scorers read out of a logged sample (its completion stays as the model wrote it)."""
+    return sample_answer(s)
 
 
 def evidence_of(s) -> dict:
@@ -48,7 +55,7 @@ class ScriptedModel:
     def __call__(
         self, messages: list[ChatMessage], tools, tool_choice, config: GenerateConfig
     ) -> ModelOutput:
-        prompt = messages[-1].text
+        prompt = "\n\n".join(m.text for m in messages)  # system and user turns alike
         kind = self.kind(prompt)
         self.prompts.append((kind, prompt))
         text = self.reply(kind, prompt)

@@ -23,7 +23,7 @@ from koblex_tasks.solvers.koblex.ircot import ircot
 from koblex_tasks.solvers.koblex.probtree import probtree
 from koblex_tasks.solvers.koblex.self_ask import self_ask
 from tests.conftest import TINY_STATUTES, statute_key
-from tests.solvers.koblex.scripted import evidence_of, run_koblex, sample
+from tests.solvers.koblex.scripted import answer_of, evidence_of, run_koblex, sample
 
 CARRIER, ROBBERY, QUASI = (statute_key(TINY_STATUTES[i]) for i in (1, 2, 3))
 Q2 = "배경 사실이다.강도가 상해를 입히면 어떤 처벌을 받는가?"  # background + question, as the scripts join them
@@ -72,7 +72,9 @@ class Scripted:
 
 
 def run(solver, model: Scripted, questions: Path, corpus: Path) -> EvalLog:
-    return run_koblex(solver, get_model("mockllm/model", custom_outputs=model), questions, corpus)
+    # kiwi morphemes: the scripted replies below were written against its rankings of the tiny corpus
+    model_ = get_model("mockllm/model", custom_outputs=model)
+    return run_koblex(solver, model_, questions, corpus, tokenizer="kiwi")
 
 
 def ok(log: EvalLog) -> EvalLog:
@@ -108,7 +110,7 @@ def test_self_ask_follow_ups_retrieve_and_answer(tiny_questions: Path, tiny_corp
     ev = evidence_of(s)
     assert ev["method"] == "self_ask" and ev["queries"] == [FOLLOW_1, FOLLOW_2]
     assert ev["retrieved"] == [[ROBBERY], [QUASI]] and ev["predicted"] == [ROBBERY, QUASI]
-    assert s.output.completion == "무기 또는 7년 이상의 징역"
+    assert answer_of(s) == "무기 또는 7년 이상의 징역"
     steps = s.metadata["self_ask_trace"]
     assert [st["follow_up"] for st in steps] == [FOLLOW_1, FOLLOW_2]
     assert steps[0]["intermediate_answer"] == "무기 또는 7년 이상의 징역에 처한다"  # cut at the first "."
@@ -121,7 +123,7 @@ def test_self_ask_follow_ups_retrieve_and_answer(tiny_questions: Path, tiny_corp
     )
     q1 = evidence_of(sample(log, "q1"))
     assert q1["queries"] == [] and q1["predicted"] == [] and not q1.get("counters")
-    assert sample(log, "q1").output.completion == "1년"  # no follow-up needed: answered without retrieval
+    assert answer_of(sample(log, "q1")) == "1년"  # no follow-up needed: answered without retrieval
     assert set(s.metadata["prompts"]) == {"selfask_system", "selfask_answer", "selfask_question"}
 
 
@@ -141,7 +143,7 @@ def test_self_ask_is_bounded_and_official_stops_retrieve_once(
     s = sample(ok(run(self_ask(max_steps=3), model, tiny_questions, tiny_corpus)), "q2")
     ev = evidence_of(s)
     assert ev["queries"] == [FOLLOW_1] * 3 and ev["predicted"] == [ROBBERY] * 3
-    assert ev["counters"] == {"forced_final_answer": 1} and s.output.completion == "결론"
+    assert ev["counters"] == {"forced_final_answer": 1} and answer_of(s) == "결론"
 
     official = sample(
         ok(
@@ -183,7 +185,7 @@ def test_ircot_each_sentence_is_the_next_query(tiny_questions: Path, tiny_corpus
     ev = evidence_of(s)
     assert ev["queries"] == [Q2, S1, S2]
     assert ev["predicted"] == [ROBBERY, ROBBERY, QUASI]  # the official combination_list, duplicates kept
-    assert s.output.completion == "무기 또는 7년 이상의 징역"
+    assert answer_of(s) == "무기 또는 7년 이상의 징역"
     assert [st["sentence"] for st in s.metadata["ircot_trace"]] == [
         S1,
         S2,
@@ -206,7 +208,7 @@ def test_ircot_forces_the_final_answer_after_max_steps(tiny_questions: Path, tin
     ev = evidence_of(s)
     assert ev["queries"] == [Q2, S1, S1] and len(ev["predicted"]) == 3
     assert ev["counters"] == {"forced_final_answer": 1}
-    assert s.output.completion == "결론"
+    assert answer_of(s) == "결론"
     assert len(model.where(lambda c: "강도가 상해를" in c.user)) == 3  # two steps + the forced answer
     forced = model.where(lambda c: c.user.endswith(" So the final answer is:"))
     assert forced and forced[0].config.stop_seqs is None
@@ -243,7 +245,7 @@ def test_flare_retrieves_only_after_low_confidence_tokens(tiny_questions: Path, 
     ev = evidence_of(s)
     assert ev["queries"] == [Q2, NEW_QUERY] and ev["predicted"] == [ROBBERY, QUASI]
     assert ev["counters"] == {"active_retrievals": 1}
-    assert s.output.completion == "무기 징역"
+    assert answer_of(s) == "무기 징역"
     rewrite = model.where(lambda c: c.user.startswith("The following user query"))
     assert len(rewrite) == 1 and "Query: 강도가 _상해하면 처벌된다\nNew Query: " in rewrite[0].user
     steps = model.where(lambda c: c.user.startswith("<Query>"))
@@ -267,7 +269,7 @@ def test_flare_forced_answer_replaces_the_last_sentence(tiny_questions: Path, ti
     ev = evidence_of(s)
     assert ev["queries"] == [Q2, NEW_QUERY, NEW_QUERY] and ev["predicted"] == [ROBBERY, QUASI, QUASI]
     assert ev["counters"] == {"active_retrievals": 2, "forced_final_answer": 1}
-    assert s.output.completion == "결론" and s.metadata["raw_completion"] == "So the answer is: 결론"
+    assert s.output.completion == "So the answer is: 결론" and answer_of(s) == "결론"
 
 
 # --- ProbTree and BeamAggr -------------------------------------------------------------------------------
@@ -308,7 +310,7 @@ def test_probtree_picks_the_most_confident_strategy_per_node(tiny_questions: Pat
     trace = s.metadata["probtree_trace"]
     assert [(t["idx"], t["strategy"]) for t in trace] == [(1, "ob"), (2, "cb"), (0, "ca")]
     assert trace[2]["scores"]["ca"] == pytest.approx(-0.01)  # only tokens after "So the answer is:"
-    assert s.output.completion == "CA답"
+    assert answer_of(s) == "CA답"
     ca_call = model.where(lambda c: c.system.startswith("You are given a context"))[0]
     assert f"Context: {LEAF_A} {LEAF_A} OB답\n{LEAF_B} {LEAF_B} CB답\n" in ca_call.user
     assert s.metadata["probtree_tree"][0] == {"idx": 0, "question": ROOT, "parent": None, "sons": [1, 2]}
@@ -326,7 +328,7 @@ def test_beamaggr_aggregates_candidate_beams(tiny_questions: Path, tiny_corpus: 
     ev = evidence_of(s)
     assert ev["queries"] == [LEAF_A, LEAF_B]  # inner nodes aggregate, they do not retrieve
     assert ev["predicted"] == [ROBBERY]  # the best root candidate: A's OB (with its top provision), B's CB
-    assert s.output.completion == f"{LEAF_A} OB답 {LEAF_B} CB답"
+    assert answer_of(s) == f"{LEAF_A} OB답 {LEAF_B} CB답"
     trace = {t["node"]: t["candidates"] for t in s.metadata["beamaggr_trace"]}
     p = 1 / (1 + math.exp(-0.9))
     assert [c["p"] for c in trace[1]] == pytest.approx([p, 1 - p])
@@ -336,7 +338,7 @@ def test_beamaggr_aggregates_candidate_beams(tiny_questions: Path, tiny_corpus: 
     first = sample(
         ok(run(beamaggr(official_first_answer=True), Scripted(tree_reply), tiny_questions, tiny_corpus)), "q2"
     )
-    assert first.output.completion == f"{LEAF_A} OB답"
+    assert answer_of(first) == f"{LEAF_A} OB답"
 
 
 @pytest.mark.parametrize("solver", [flare(), probtree(), beamaggr()], ids=["flare", "probtree", "beamaggr"])

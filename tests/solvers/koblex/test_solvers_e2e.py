@@ -8,7 +8,7 @@ from inspect_ai.log import EvalLog
 from koblex_tasks.solvers import chain_of_thought, one_time_retrieval, parser, standard_prompting
 from koblex_tasks.tasks.koblex.task import koblex
 from tests.conftest import TINY_STATUTES, statute_key
-from tests.solvers.koblex.scripted import ScriptedModel, evidence_of, run_koblex, sample
+from tests.solvers.koblex.scripted import ScriptedModel, answer_of, evidence_of, run_koblex, sample
 
 ROBBERY, QUASI = statute_key(TINY_STATUTES[2]), statute_key(TINY_STATUTES[3])
 GUESSES = '["형법 (강도상해) 강도가 사람을 상해하거나 상해에 이르게 한때에는", "형법 (준강도) 절도가 재물의 탈환에 항거하거나 폭행"]'
@@ -32,7 +32,7 @@ def test_parser_pipeline(tiny_questions: Path, tiny_corpus: Path, tokenizer: str
     assert len(ev["queries"]) == 2 and ev["queries"][0].startswith("형법 (강도상해)")
     assert ev["retrieved"][0][0] == ROBBERY and ev["retrieved"][1][0] == QUASI
     assert ev["predicted"] == [ROBBERY, QUASI]
-    assert s.output.completion == "처벌된다" and s.metadata["raw_completion"] == "Answer: 처벌된다"
+    assert s.output.completion == "Answer: 처벌된다" and answer_of(s) == "처벌된다"
     assert s.scores["provision_match"].value["provision_em"] == 1.0
     # per sample: one provisions call, one selection per guess, one answer
     assert len(model.of_kind("provisions")) == 2 and len(model.of_kind("select")) == 4
@@ -40,7 +40,8 @@ def test_parser_pipeline(tiny_questions: Path, tiny_corpus: Path, tokenizer: str
     assert ROBBERY in answer_prompt and QUASI in answer_prompt
     select_prompt = next(p for p in model.of_kind("select") if "강도가 상해" in p)
     assert "Candidates: \n0: " in select_prompt
-    assert set(s.metadata["prompts"]) == {"parser_provisions", "parser_select", "parser_answer"}
+    stages = {"parser_provisions", "parser_select", "parser_answer"}
+    assert set(s.metadata["prompts"]) == stages | {f"{name}_system" for name in stages}
     assert len(s.metadata["prompts"]["parser_select"]["sha256"]) == 64
 
 
@@ -99,10 +100,11 @@ def test_one_time_retrieval_fixed_and_gold_k(tiny_questions: Path, tiny_corpus: 
         ScriptedModel(lambda k, p: "Reasoning: x Answer: y"),
         tiny_questions,
         tiny_corpus,
+        tokenizer="kiwi",
     )
     ev2 = evidence_of(sample(gold_k, "q2"))
     assert len(ev2["predicted"]) == 2 and ev2["method"] == "cot_one_time_retrieval"
-    assert sample(gold_k, "q2").output.completion == "y"
+    assert answer_of(sample(gold_k, "q2")) == "y"
 
 
 @pytest.mark.parametrize(("solver", "name"), [(standard_prompting(), "sp"), (chain_of_thought(), "cot")])
@@ -112,13 +114,14 @@ def test_closed_book_solvers_are_unscored_on_provisions(
     model = ScriptedModel(lambda kind, p: "Reasoning: 단계. Answer: 정답은 소멸한다.")
     log = run(solver, model, tiny_questions, tiny_corpus)
     s = sample(log, "q1")
-    assert s.output.completion == "정답은 소멸한다."
+    assert answer_of(s) == "정답은 소멸한다."
     assert s.scores["token_f1"].value["token_f1"] == 1.0
     import math
 
     assert math.isnan(s.scores["provision_match"].value)
     assert s.scores["provision_match"].reason == "closed_book"
-    assert set(s.metadata["prompts"]) == {name}
+    system = {"sp": "sp_system", "cot": "cot_system"}[name]  # CoT: the vLLM script's own system text
+    assert set(s.metadata["prompts"]) == {name, system}
     assert len(model.prompts) == 2 and all(k == "answer" for k, _ in model.prompts)
     prov = next(r for r in log.results.scores if r.name == "provision_f1")
     assert all(v.value != v.value for v in prov.metrics.values()) and prov.scored_samples == 0
@@ -137,10 +140,10 @@ def test_no_grader_means_deterministic_metrics_only(
     tiny_questions: Path, tiny_corpus: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     with caplog.at_level("WARNING"):
-        task = koblex(data=str(tiny_questions), corpus=str(tiny_corpus))
+        task = koblex(data=str(tiny_questions), corpus=str(tiny_corpus), reranker="none")
     assert "LF-Eval is not computed" in caplog.text
     assert task.metadata["lf_eval"] == "not computed: no grader role bound"
     names = [s.__name__ if hasattr(s, "__name__") else str(s) for s in task.scorer]
     assert len(names) == 2
-    judged = koblex(data=str(tiny_questions), corpus=str(tiny_corpus), judge=True)
+    judged = koblex(data=str(tiny_questions), corpus=str(tiny_corpus), reranker="none", judge=True)
     assert len(judged.scorer) == 3 and judged.metadata["lf_eval"] == "judge prompt en"

@@ -3,6 +3,10 @@
 LEGIT-specific: which labels a node carries (contains_issue, correct_conclusion, score), that a node's
 two labels are resampled together, and that a question's score is the sum of its issue scores. The
 statistics themselves are the generic ones of :mod:`koblex_tasks.audit.agreement`.
+
+The headline figure is the paper's: interval alpha on per-question scores *recomputed from the labels under
+the paper's rule* (`question_score_by_rule`, see :mod:`koblex_tasks.audit.legit.questions`); the alpha on the
+per-question sums of the *stored* issue scores stays in `scores` beside it.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from koblex_tasks.audit.agreement import (
     DEFAULT_N_BOOT,
     DEFAULT_SEED,
     BinaryAgreement,
+    Estimate,
     ScoreAgreement,
     binary_agreement,
     nominal_clusters,
@@ -23,8 +28,22 @@ from koblex_tasks.audit.agreement import (
     unit_clusters,
 )
 from koblex_tasks.audit.legit.labels import LabellerSet, UnitKey
+from koblex_tasks.audit.legit.questions import StoredDifferences, official_script_alpha, recompute_questions
 
-__all__ = ["AgreementReport", "compare_labellers"]
+__all__ = ["PAPER_RULE", "AgreementReport", "RuleQuestionAgreement", "compare_labellers"]
+
+PAPER_RULE = "paper"
+
+
+@dataclass(frozen=True, slots=True)
+class RuleQuestionAgreement:
+    """Interval alpha on per-question scores recomputed from the labels under `rule` (the paper's figure)."""
+
+    rule: str
+    agreement: ScoreAgreement
+    official_script_alpha: Estimate  # the same scores through the official analysis script's formula
+    skipped: int  # shared questions not labelled node for node by both (left out)
+    differences: list[StoredDifferences]  # where each labeller's stored scores depart from the rule
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +63,7 @@ class AgreementReport:
     seed: int
     binary: list[BinaryAgreement] = field(default_factory=list)
     scores: list[ScoreAgreement] = field(default_factory=list)
+    question_score_by_rule: RuleQuestionAgreement | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -66,7 +86,8 @@ def compare_labellers(
 
     Binary rows: contains_issue, correct_conclusion and pooled (each node gives one unit per label; the
     bootstrap resamples nodes, keeping a node's two labels together). Score rows: per-issue score, and
-    per-question score = sum of the shared issue scores of each (generator, doc_id), resampling questions.
+    per-question score = sum of the shared issue scores of each (generator, doc_id), resampling questions;
+    and the headline, per-question scores recomputed from the labels under the paper's rule.
     Each statistic's bootstrap starts from ``seed``, so per-node statistics see the same resamples.
     """
     if n_boot < 0:
@@ -102,6 +123,16 @@ def compare_labellers(
         score_agreement("issue score", sc_a, sc_b, n_boot, seed, "issue nodes"),
         score_agreement("question score", q[:, 0], q[:, 1], n_boot, seed, "questions"),
     ]
+    recomputed = recompute_questions(a, b, PAPER_RULE)
+    by_rule = RuleQuestionAgreement(
+        rule=PAPER_RULE,
+        agreement=score_agreement(
+            f"question score ({PAPER_RULE} rule)", recomputed.a, recomputed.b, n_boot, seed, "questions"
+        ),
+        official_script_alpha=official_script_alpha(recomputed.a, recomputed.b),
+        skipped=recomputed.skipped,
+        differences=recomputed.differences,
+    )
     return AgreementReport(
         labeller_a=a.name,
         labeller_b=b.name,
@@ -116,4 +147,5 @@ def compare_labellers(
         seed=seed,
         binary=binary,
         scores=scores,
+        question_score_by_rule=by_rule,
     )

@@ -1,265 +1,64 @@
-"""The LEGIT issue-tree rubric: one judge call per issue node, then the 5/2/3 arithmetic.
+"""The LEGIT issue-tree rubric scorer: a verdict per issue node (from a judge, or replayed), then the 5/2/3 score.
 
-Per node (root included) the judge gets the paper's prompt (`prompts/legit/judge.v1.txt`, the official
-`prompts/evaluate_issue_in_response.txt` verbatim) with the answer, the node's summary, its claims
-(`claimer: content` lines) and its conclusion, and replies with JSON
-`{"rationales": str, "contains_issue": bool, "correct_conclusion": bool}`.
+The arithmetic and its rules are in `arithmetic.py` (`rule="paper"` / `"official"`, `official_script=True`
+for the released scripts' arithmetic exactly); asking the judge is `judging.py`; released verdicts in place
+of a judge are `verdicts.py`. This module is the scorer and `rederive`, which recomputes a logged score from
+the labels recorded beside it with the same `rubric_score`.
 
-Score (0-10), with N = the number of non-root nodes *in the tree*:
+Deviations from the official scripts, on purpose (by default; `official_script=True` restores them): the
+scripts drop an issue whose judge call or JSON parse fails and then divide by `len(judged issues) - 1`, so a
+failure silently changes N (and raises every other issue's weight). Here an unparsable reply is retried up to
+`retries` more times; if it is still unparsable the issue is *unscored*, and so is the sample's total (NaN in
+every score component), while `judge_failure_rate` stays a number.
 
-* `rule="paper"` (the paper's formula; also the official `reasoning_task_evaluate_legit.py`):
-  final order 5 if the root's `correct_conclusion`; each covered non-root node adds 2/N (coverage) and,
-  when its conclusion is also correct, 3/N more (correctness).
-* `rule="official"` (`reasoning_task_evaluate.py`, the script whose outputs were released as
-  `results/*_evaluator_*.jsonl`): a node whose *descendant* is covered but wrong (`contains_issue` and not
-  `correct_conclusion`) scores 0. The root is scored 5 only if it is covered, correct and no node below it is
-  covered-but-wrong. The official script tests descendancy with `sub_id.startswith(issue_id)`, so issue "1"
-  is zeroed by a wrong "10" or "11.2"; we use real tree ancestry instead (documented deviation; the two
-  agree on every tree with fewer than 10 children per node, which covers the 20-record sample).
-
-Deviations from the official scripts, on purpose:
-
-* The official scripts drop an issue whose judge call or JSON parse fails and then divide by
-  `len(judged issues) - 1`, so a failure silently changes N (and raises every other issue's weight). Here an
-  unparsable reply is retried up to `retries` more times; if it is still unparsable the issue is *unscored*,
-  and so is the sample's total (NaN in every score component), while `judge_failure_rate` stays a number.
-* The official OpenAI path requests `response_format=json_object` and returns "" on a parse failure; we ask
-  for plain text and parse `<OUTPUT>{...}</OUTPUT>`, fenced or bare JSON (see `parse_judge_reply`).
-* The official call sends an empty system prompt; we send only the user message.
+Every score's metadata records the rule, the judge (`judge_model`, `judge_config` with the effective
+temperature, max tokens, cache, role and retries, the prompt's hash) and each node's labels and points, so
+`rederive` and the judge audit can be run on the log alone.
 """
 
-import json
 import math
-import re
-from dataclasses import dataclass, field
+from collections.abc import Mapping
 from typing import Any
 
 import anyio
-from inspect_ai.model import ChatMessageUser, Model, ModelUsage
+from inspect_ai.log import EvalSample
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer
 from inspect_ai.solver import TaskState
 
 from koblex_tasks.judge_role import GRADER_ROLE
 from koblex_tasks.prompts import load_prompt
 from koblex_tasks.scorers.judge import JudgeConfig, total_usage
-from koblex_tasks.scorers.legit.metrics import pooled
-from koblex_tasks.scorers.metrics import value_metrics
-from koblex_tasks.tasks.legit.issues import ROOT_ID, Issue, descendants, issues_from_metadata
-from koblex_tasks.tasks.legit.spec import (
-    CORRECTNESS_POINTS,
-    COVERAGE_POINTS,
-    FINAL_ORDER_POINTS,
-    LEGIT,
-    LEGIT_RUBRIC,
+from koblex_tasks.scorers.legit.arithmetic import RULES, RubricResult, Verdict, check_rule, rubric_score
+from koblex_tasks.scorers.legit.judging import (
+    JUDGE_PROMPT,
+    IssueJudgement,
+    judge_issue,
+    judge_prompt_text,
+    parse_judge_reply,
 )
+from koblex_tasks.scorers.legit.metrics import pooled
+from koblex_tasks.scorers.legit.verdicts import REPLAYED_KEY, issue_metadata, read_row, stored_check
+from koblex_tasks.scorers.metrics import value_metrics
+from koblex_tasks.tasks.legit.issues import Issue, issues_from_metadata
+from koblex_tasks.tasks.legit.spec import LEGIT, LEGIT_RUBRIC
 
-RULES: tuple[str, ...] = ("paper", "official")
-JUDGE_PROMPT = "legit/judge"
+__all__ = [
+    "DEFAULT_JUDGE_TEMPERATURE",
+    "REPLAYED_MODE",
+    "RULES",
+    "RubricResult",
+    "Verdict",
+    "judge_prompt_text",
+    "legit_rubric",
+    "parse_judge_reply",
+    "rederive",
+    "rubric_score",
+    "score_value",
+]
+
 # A judge grades: deterministic by default (the provider's own default is often 1.0).
 DEFAULT_JUDGE_TEMPERATURE = 0.0
-
-_OUTPUT_TAG = re.compile(r"<OUTPUT>(.*?)(?:</OUTPUT>|$)", re.DOTALL | re.IGNORECASE)
-_FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL | re.IGNORECASE)
-
-
-# ----------------------------------------------------------------------------------------------------------
-# Judge replies
-
-
-@dataclass(frozen=True)
-class Verdict:
-    contains_issue: bool
-    correct_conclusion: bool
-    rationale: str | None = None
-
-
-def _json_object(text: str) -> dict[str, Any] | None:
-    start, end = text.find("{"), text.rfind("}")
-    if start < 0 or end <= start:
-        return None
-    blob = text[start : end + 1]
-    for candidate in (blob, blob.replace("{{", "{").replace("}}", "}")):
-        try:
-            obj = json.loads(candidate)
-        except json.JSONDecodeError:
-            continue
-        if isinstance(obj, dict):
-            return obj
-    return None
-
-
-def parse_judge_reply(text: str) -> Verdict | None:
-    """The verdict in a judge reply, or None when it is unparsable.
-
-    Accepts the prompt's `<OUTPUT>{...}</OUTPUT>` (the closing tag may be missing: the prompt ends with
-    `<OUTPUT>`), a ```json fence, or bare JSON. Both flags must be JSON booleans; anything else (missing keys,
-    "yes", 1) is unparsable rather than guessed.
-    """
-    candidates = [m.group(1) for m in _OUTPUT_TAG.finditer(text)]
-    candidates += [m.group(1) for m in _FENCE.finditer(text)]
-    candidates.append(text)
-    for candidate in candidates:
-        obj = _json_object(candidate)
-        if obj is None:
-            continue
-        contains, correct = obj.get("contains_issue"), obj.get("correct_conclusion")
-        if isinstance(contains, bool) and isinstance(correct, bool):
-            rationale = obj.get("rationales", obj.get("rationale"))
-            return Verdict(contains, correct, rationale if isinstance(rationale, str) else None)
-    return None
-
-
-def judge_prompt_text(response: str, issue: Issue, version: str = "v1") -> str:
-    return load_prompt(JUDGE_PROMPT, version).render(
-        response=response, summary=issue.summary, claims=issue.claims_text(), conclusion=issue.conclusion
-    )
-
-
-# ----------------------------------------------------------------------------------------------------------
-# Arithmetic
-
-
-@dataclass(frozen=True)
-class RubricResult:
-    """Score components of one answer; NaN components when any node is unlabelled."""
-
-    legit_score: float
-    final_order: float
-    coverage: float
-    correctness: float
-    issue_scores: dict[str, float | None]  # per node; None when it cannot be determined
-
-    @property
-    def scored(self) -> bool:
-        return not math.isnan(self.legit_score)
-
-
-def _blocked(issue_id: str, labels: dict[str, Verdict | None]) -> bool | None:
-    """Official rule: some proper descendant is covered but wrong (None if undeterminable)."""
-    unknown = False
-    for other in descendants(issue_id, labels):
-        verdict = labels[other]
-        if verdict is None:
-            unknown = True
-        elif verdict.contains_issue and not verdict.correct_conclusion:
-            return True
-    return None if unknown else False
-
-
-def _issue_score(
-    issue_id: str, verdict: Verdict, n: int, rule: str, blocked: bool
-) -> tuple[float, float, float]:
-    """(final order, coverage, correctness) points of one labelled node."""
-    if issue_id == ROOT_ID:
-        if rule == "paper":
-            return (FINAL_ORDER_POINTS if verdict.correct_conclusion else 0.0), 0.0, 0.0
-        ok = verdict.contains_issue and verdict.correct_conclusion and not blocked
-        return (FINAL_ORDER_POINTS if ok else 0.0), 0.0, 0.0
-    if n == 0 or not verdict.contains_issue or (rule == "official" and blocked):
-        return 0.0, 0.0, 0.0
-    coverage = COVERAGE_POINTS / n
-    correctness = CORRECTNESS_POINTS / n if verdict.correct_conclusion else 0.0
-    return 0.0, coverage, correctness
-
-
-def rubric_score(
-    issue_ids: list[str], labels: dict[str, Verdict | None], rule: str = "paper"
-) -> RubricResult:
-    """Apply the rubric to the judge's labels for every node of one tree (None = unparsable).
-
-    N is the number of non-root nodes in the tree, whatever the judge managed to label.
-    """
-    if rule not in RULES:
-        raise ValueError(f"rule must be one of {RULES}, got {rule!r}")
-    if ROOT_ID not in issue_ids:
-        raise ValueError("the issue tree has no root")
-    missing = [i for i in issue_ids if i not in labels]
-    if missing:
-        raise ValueError(f"no label (not even 'unparsable') for issues {missing}")
-    n = len(issue_ids) - 1
-    tree_labels = {i: labels[i] for i in issue_ids}
-    per_issue: dict[str, float | None] = {}
-    totals = [0.0, 0.0, 0.0]
-    complete = True
-    for issue_id in issue_ids:
-        verdict = tree_labels[issue_id]
-        if verdict is None:
-            per_issue[issue_id] = None
-            complete = False
-            continue
-        blocked = False
-        if rule == "official":
-            status = _blocked(issue_id, tree_labels)
-            if status is None:
-                # A wrong-but-covered unlabelled descendant could still zero this node.
-                per_issue[issue_id] = None
-                complete = False
-                continue
-            blocked = status
-        parts = _issue_score(issue_id, verdict, n, rule, blocked)
-        per_issue[issue_id] = sum(parts)
-        totals = [t + p for t, p in zip(totals, parts, strict=True)]
-    if not complete:
-        nan = float("nan")
-        return RubricResult(nan, nan, nan, nan, per_issue)
-    final_order, coverage, correctness = totals
-    return RubricResult(final_order + coverage + correctness, final_order, coverage, correctness, per_issue)
-
-
-# ----------------------------------------------------------------------------------------------------------
-# Scorer
-
-
-@dataclass
-class IssueJudgement:
-    issue_id: str
-    verdict: Verdict | None = None
-    replies: list[str] = field(default_factory=list)
-    errors: list[str] = field(default_factory=list)
-    usage: ModelUsage = field(default_factory=ModelUsage)
-
-
-async def judge_issue(
-    judge: Model,
-    response: str,
-    issue: Issue,
-    retries: int,
-    judge_config: JudgeConfig,
-    prompt_version: str = "v1",
-) -> IssueJudgement:
-    """Ask the judge about one node; retry up to `retries` more times while the reply is unparsable."""
-    prompt = judge_prompt_text(response, issue, prompt_version)
-    result = IssueJudgement(issue.id)
-    config = judge_config.generate_config(temperature=DEFAULT_JUDGE_TEMPERATURE)
-    for _ in range(retries + 1):
-        output = await judge_config.generate(judge, [ChatMessageUser(content=prompt)], config)
-        if output.usage is not None:
-            result.usage = result.usage + output.usage
-        text = output.completion
-        result.replies.append(text)
-        if output.error:
-            result.errors.append(str(output.error))
-        verdict = parse_judge_reply(text)
-        if verdict is not None:
-            result.verdict = verdict
-            break
-    return result
-
-
-def _issue_metadata(judgement: IssueJudgement, score: float | None) -> dict[str, Any]:
-    verdict = judgement.verdict
-    return {
-        "contains_issue": verdict.contains_issue if verdict else None,
-        "correct_conclusion": verdict.correct_conclusion if verdict else None,
-        "rationale": verdict.rationale if verdict else None,
-        "score": score,
-        "parsed": verdict is not None,
-        "attempts": len(judgement.replies),
-        "raw": judgement.replies[-1] if judgement.replies else None,
-        # earlier unparsable replies, when the judge was retried
-        "raw_retried": judgement.replies[:-1],
-        "errors": judgement.errors,
-    }
+REPLAYED_MODE = "replayed verdicts"  # score metadata `mode` of a sample graded by released verdicts
 
 
 def score_value(result: RubricResult, failures: int, n_issues: int) -> dict[str, float]:
@@ -272,6 +71,19 @@ def score_value(result: RubricResult, failures: int, n_issues: int) -> dict[str,
     }
 
 
+def _explanation(result: RubricResult, rule: str, official_script: bool) -> str:
+    how = f"{rule} rule" + (", official script arithmetic" if official_script else "")
+    return (
+        f"{result.legit_score:.3f}/10 = final order {result.final_order:g} + coverage "
+        f"{result.coverage:.3f} + correctness {result.correctness:.3f} ({how})"
+    )
+
+
+def _replayed_row(state: TaskState) -> dict[str, Any] | None:
+    row = state.metadata.get(REPLAYED_KEY)
+    return row if isinstance(row, dict) else None
+
+
 @scorer(metrics=value_metrics(LEGIT_RUBRIC, LEGIT.stratum, extra={"judge_failure_rate": [mean(), pooled()]}))
 def legit_rubric(
     rule: str = "paper",
@@ -282,6 +94,8 @@ def legit_rubric(
     temperature: float | None = None,
     max_tokens: int | None = None,
     cache: bool | str = False,
+    official_script: bool = False,
+    replayed_verdicts: bool = False,
 ) -> Scorer:
     """LEGIT issue-tree rubric with a judge bound to `model_role` (required: never the model under test).
 
@@ -294,17 +108,49 @@ def legit_rubric(
         temperature: judge temperature (default 0).
         max_tokens: judge reply length (default: the provider's).
         cache: cache judge replies with Inspect's cache (True, or an expiry such as "1D"; default off).
+        official_script: the released scripts' arithmetic exactly (prefix descendancy, unjudged issues
+            dropped and N shrunk); see `scorers/legit/arithmetic.py`.
+        replayed_verdicts: grade with the released verdicts the `legit_verdicts` solver put in the sample
+            (no judge is called); without it, a sample carrying such verdicts is refused.
     """
-    judge_config = JudgeConfig(role=model_role, temperature=temperature, max_tokens=max_tokens, cache=cache)
-    if rule not in RULES:
-        raise ValueError(f"rule must be one of {RULES}, got {rule!r}")
+    check_rule(rule)
     if retries < 0:
         raise ValueError("retries must be >= 0")
+    judge_config = JudgeConfig(
+        role=model_role,
+        temperature=DEFAULT_JUDGE_TEMPERATURE if temperature is None else temperature,
+        max_tokens=max_tokens,
+        cache=cache,
+    )
     prompt_ref = load_prompt(JUDGE_PROMPT, prompt_version).ref
+    common = {"rule": rule, "official_script": official_script, "retries": retries}
 
-    async def score(state: TaskState, target: Target) -> Score:
+    def metadata(state: TaskState, judge_model: str, issues: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "doc_id": state.metadata.get("doc_id", state.sample_id),
+            "difficulty": state.metadata.get("difficulty"),
+            **common,
+            "judge_model": judge_model,
+            "judge_prompt": prompt_ref,
+            "judge_config": {**judge_config.describe(), "retries": retries, "concurrency": concurrency},
+            "n_issues": len(issues),
+            "n_unparsable": sum(1 for v in issues.values() if v["contains_issue"] is None),
+            "issues": issues,
+        }
+
+    def finish(state: TaskState, result: RubricResult, meta: dict[str, Any], why: str, reason: str) -> Score:
+        """The Score: the rubric's value, and for an unscored total the reason and why."""
+        value = score_value(result, meta["n_unparsable"], meta["n_issues"])
+        response = state.output.completion
+        if result.scored:
+            explanation = _explanation(result, rule, official_script)
+            return Score(value=value, answer=response, explanation=explanation, metadata=meta)
+        return Score(
+            value=value, answer=response, explanation=f"unscored: {why}", reason=reason, metadata=meta
+        )
+
+    async def judged(state: TaskState, issues: list[Issue]) -> Score:
         judge = judge_config.model()
-        issues = issues_from_metadata(state.metadata)
         response = state.output.completion
         judgements: dict[str, IssueJudgement] = {}
         limiter = anyio.Semaphore(max(1, concurrency))
@@ -321,35 +167,102 @@ def legit_rubric(
 
         ids = [i.id for i in issues]
         labels = {i: judgements[i].verdict for i in ids}
-        result = rubric_score(ids, labels, rule)
-        failures = sum(1 for i in ids if labels[i] is None)
-        metadata = {
-            "doc_id": state.metadata.get("doc_id", state.sample_id),
-            "difficulty": state.metadata.get("difficulty"),
-            "rule": rule,
-            "judge_model": str(judge),
-            "judge_prompt": prompt_ref,
-            "judge_usage": total_usage(j.usage for j in judgements.values()),
-            "judge_config": judge_config.describe(),
-            "retries": retries,
-            "n_issues": len(ids),
-            "n_unparsable": failures,
-            "issues": {i: _issue_metadata(judgements[i], result.issue_scores[i]) for i in ids},
-        }
-        value = score_value(result, failures, len(ids))
-        if result.scored:
-            explanation = (
-                f"{result.legit_score:.3f}/10 = final order {result.final_order:g} + coverage "
-                f"{result.coverage:.3f} + correctness {result.correctness:.3f} ({rule} rule)"
-            )
-            return Score(value=value, answer=response, explanation=explanation, metadata=metadata)
+        result = rubric_score(ids, labels, rule, official_script)
+        meta = metadata(state, str(judge), {i: judgements[i].metadata(result.issue_scores[i]) for i in ids})
+        meta["judge_usage"] = total_usage(j.usage for j in judgements.values())
         unparsable = [i if i else "<root>" for i in ids if labels[i] is None]
-        return Score(
-            value=value,
-            answer=response,
-            explanation=f"unscored: judge reply unparsable after {retries + 1} attempts for {unparsable}",
-            reason="grader_failed",
-            metadata=metadata,
+        why = f"judge reply unparsable after {retries + 1} attempts for {unparsable}"
+        return finish(state, result, meta, why, "grader_failed")
+
+    def replayed(state: TaskState, issues: list[Issue], released: dict[str, Any]) -> Score:
+        ids = [i.id for i in issues]
+        row = read_row(ids, released["evaluation_result"])
+        result = _unscored_result(ids) if row.extra else rubric_score(ids, row.labels, rule, official_script)
+        meta = metadata(
+            state,
+            f"replay/{released['evaluator_model']}",
+            {i: issue_metadata(row, i, result.issue_scores[i]) for i in row.labels},
+        )
+        meta["mode"] = REPLAYED_MODE
+        # no judge was called: its sampling settings do not apply
+        meta["judge_config"] = {"role": model_role, "mode": REPLAYED_MODE, "retries": None}
+        meta["retries"] = None
+        meta[REPLAYED_KEY] = {
+            "file": released.get("file"),
+            "line": released.get("line"),
+            "evaluator_model": released["evaluator_model"],
+            "missing": row.missing,
+            "invalid": row.invalid,
+            "extra": row.extra,
+            "stored_check": stored_check(ids, row, float(released["score"])),
+        }
+        return finish(
+            state, result, meta, str(row.problem), "scoring_failed" if row.extra else "grader_failed"
         )
 
+    async def score(state: TaskState, target: Target) -> Score:
+        issues = issues_from_metadata(state.metadata)
+        released = _replayed_row(state)
+        if replayed_verdicts and released is None:
+            raise ValueError(
+                f"sample {state.sample_id!r} carries no released verdicts: use the legit_verdicts solver"
+            )
+        if released is not None and not replayed_verdicts:
+            raise ValueError(
+                f"sample {state.sample_id!r} carries released verdicts but the task calls a judge: build it "
+                "with -T verdicts=FILE (or `koblex replay --verdicts FILE`)"
+            )
+        if released is not None:
+            return replayed(state, issues, released)
+        return await judged(state, issues)
+
     return score
+
+
+def _unscored_result(issue_ids: list[str]) -> RubricResult:
+    nan = float("nan")
+    return RubricResult(nan, nan, nan, nan, dict.fromkeys(issue_ids), len(issue_ids) - 1)
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Re-deriving a logged score
+
+
+def _label(record: Any) -> Verdict | None:
+    if not isinstance(record, Mapping):
+        raise ValueError(f"an issue record must be an object, got {type(record).__name__}")
+    contains, correct = record.get("contains_issue"), record.get("correct_conclusion")
+    if isinstance(contains, bool) and isinstance(correct, bool):
+        return Verdict(contains, correct)
+    if contains is None and correct is None:
+        return None
+    raise ValueError(f"labels must be booleans or both null, got {contains!r}, {correct!r}")
+
+
+def rederive(sample: EvalSample, score: Score, params: Mapping[str, Any]) -> dict[str, float | None]:
+    """The rubric value of `score` recomputed from the per-issue labels in `score.metadata["issues"]`.
+
+    `params` are the run's scoring parameters (e.g. the log's task metadata): `rule` and `official_script`
+    are read there first, then from the score's metadata. The tree (its issue ids, in order) comes from the
+    sample's metadata. Unscored components are None. Pure: the leaderboard compares the result with the
+    stored `score.value` to refuse tampered scores; malformed metadata raises ValueError.
+    """
+    meta = score.metadata or {}
+    rule = str(params.get("rule", meta.get("rule", "paper")))
+    official_script = bool(params.get("official_script", meta.get("official_script", False)))
+    tree_meta = (sample.metadata or {}).get("issues")
+    issues = meta.get("issues")
+    if not isinstance(tree_meta, list) or not isinstance(issues, Mapping):
+        raise ValueError(
+            f"sample {sample.id!r}: no issue tree in the sample metadata or no labels in the score"
+        )
+    tree = [str(node["id"]) for node in tree_meta]
+    labels = {str(i): _label(record) for i, record in issues.items()}
+    replay = meta.get(REPLAYED_KEY)
+    if isinstance(replay, Mapping) and replay.get("extra"):
+        result = _unscored_result(tree)  # a released row with ids outside the tree is never scored
+    else:
+        result = rubric_score(tree, labels, rule, official_script)
+    failures = sum(1 for i in tree if labels.get(i) is None)
+    value = score_value(result, failures, len(tree))
+    return {k: None if math.isnan(v) else v for k, v in value.items()}

@@ -16,7 +16,13 @@ from koblex_tasks.solvers.koblex.replay import replay
 from koblex_tasks.solvers.koblex.self_ask import self_ask
 from koblex_tasks.solvers.koblex.standard_prompting import standard_prompting
 
+# Solvers that retrieve nothing: a task built with one of them loads no corpus and needs no reranker.
+RETRIEVAL_FREE_SOLVERS = frozenset(
+    {"koblex_tasks/standard_prompting", "koblex_tasks/chain_of_thought", "koblex_tasks/replay"}
+)
+
 __all__ = [
+    "RETRIEVAL_FREE_SOLVERS",
     "beamaggr",
     "chain_of_thought",
     "flare",

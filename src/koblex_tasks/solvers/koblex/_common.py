@@ -1,22 +1,50 @@
-"""Helpers shared by the KoBLEX solvers: the evidence record, the official question, retrieval, the answer."""
+"""Helpers shared by the KoBLEX solvers: the evidence record, the official question, retrieval, chat turns.
 
-from inspect_ai.model import ChatMessageUser
+Chat format (the task's `chat_format`, in each sample's `generation` metadata): `system_user` sends the
+method's system prompt as a system turn and the filled template as a user turn, as the official vLLM scripts
+do; `user` sends one user message "<system>\\n\\n<template>", as the official OpenAI scripts do. Prompt version
+"v1" is the single-file wording of earlier releases (always one user message). Each call's max_tokens is its
+stage's limit (`tasks.koblex.spec.GENERATION`) unless the run sets max_tokens itself (`--max-tokens`).
+Solvers leave the model's completion as written; the scorers extract the answer with the recorded rule.
+"""
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from inspect_ai.model import (
+    ChatMessage,
+    ChatMessageSystem,
+    ChatMessageUser,
+    GenerateConfig,
+    ModelOutput,
+    get_model,
+)
+from inspect_ai.model._generate_config import active_generate_config
 from inspect_ai.solver import Generate, TaskState
 from inspect_ai.util import store_as
 
 from koblex_tasks.corpus.retriever import Retriever
 from koblex_tasks.prompts import Prompt
 from koblex_tasks.solvers.common import recorded_prompt
-from koblex_tasks.tasks.koblex.evidence import ProvisionEvidence
+from koblex_tasks.tasks.koblex.evidence import OFFICIAL_ANSWER, AnswerRule, ProvisionEvidence
+from koblex_tasks.tasks.koblex.spec import GENERATION, KOBLEX
 
 RERANK_DEPTH = 100  # BM25 candidates a reranker picks from
+GENERATION_METADATA_KEY = "generation"  # sample metadata: {"chat_format": ..., "max_tokens": {stage: n}}
+ChatFormat = Literal["system_user", "user"]
+CHAT_FORMATS: tuple[ChatFormat, ...] = ("system_user", "user")
+PAPER_CHAT_FORMAT: ChatFormat = KOBLEX.paper_protocol["chat_format"]
+SINGLE_FILE_VERSION = "v1"  # prompt files of this version hold system and template in one text
+SYSTEM_VERSION = "v1"  # version of the `<name>_system` files paired with the split templates
 
 
-def evidence(method: str, uses_retrieval: bool) -> ProvisionEvidence:
-    """The sample's evidence record, stamped with the method that fills it."""
+def evidence(method: str, uses_retrieval: bool, answer_rule: AnswerRule | None = None) -> ProvisionEvidence:
+    """The sample's evidence record, stamped with the method that fills it (and its answer rule, if given)."""
     record = store_as(ProvisionEvidence)
     record.method = method
     record.uses_retrieval = uses_retrieval
+    if answer_rule is not None:
+        record.answer_rule = answer_rule.as_dict()
     return record
 
 
@@ -36,32 +64,99 @@ async def top_provisions(retriever: Retriever, query: str, k: int, rerank_agains
     return [h.provision.key for h in hits]
 
 
-def answer_after_marker(completion: str, marker: str = "Answer:") -> str:
-    """The text after the last `Answer:` (the official extraction), or the whole completion if absent."""
-    return completion.split(marker)[-1].strip()
-
-
-async def answer_with_prompt(state: TaskState, generate: Generate, prompt_text: str) -> TaskState:
-    """Final model call: the prompt becomes the conversation, the extracted answer becomes the output.
-
-    The raw completion stays in the sample metadata so extraction can be audited.
-    """
-    state.messages = [ChatMessageUser(content=prompt_text)]
-    state = await generate(state)
-    raw = state.output.completion
-    state.metadata["raw_completion"] = raw
-    state.output.completion = answer_after_marker(raw)
-    return state
-
-
 def join_provisions(keys: list[str]) -> str:
     return "\n".join(keys)
 
 
+def run_sets_max_tokens() -> bool:
+    """True when the run's own config (`--max-tokens`, the model's config) sets max_tokens."""
+    return active_generate_config().max_tokens is not None or get_model().config.max_tokens is not None
+
+
+def limit_config(max_tokens: int | None) -> GenerateConfig:
+    """A call's max_tokens, unless the run sets max_tokens itself (the user's setting wins)."""
+    if max_tokens is None or run_sets_max_tokens():
+        return GenerateConfig()
+    return GenerateConfig(max_tokens=max_tokens)
+
+
+@dataclass(frozen=True)
+class Generation:
+    """A sample's chat format and per-stage max_tokens, as the task set them."""
+
+    chat_format: ChatFormat
+    max_tokens: dict[str, int]
+
+    @classmethod
+    def of(cls, state: TaskState) -> "Generation":
+        recorded: dict[str, Any] = state.metadata.get(GENERATION_METADATA_KEY) or {}
+        chat_format = recorded.get("chat_format") or PAPER_CHAT_FORMAT
+        if chat_format not in CHAT_FORMATS:
+            raise ValueError(f"chat_format must be one of {CHAT_FORMATS}, got {chat_format!r}")
+        limits = recorded.get("max_tokens") or GENERATION[chat_format]["max_tokens"]
+        return cls(chat_format, dict(limits))
+
+    def config(self, stage: str) -> GenerateConfig:
+        return limit_config(self.max_tokens[stage])
+
+
+@dataclass(frozen=True)
+class StagePrompt:
+    """A method's prompt for one model call: its template and, for split versions, its system text."""
+
+    template: Prompt
+    system: Prompt | None
+
+    @classmethod
+    def load(cls, state: TaskState, name: str, version: str, system_name: str | None = None) -> "StagePrompt":
+        """`koblex/<name>.<version>` and, unless `version` is the single-file v1, `<system_name>_system`."""
+        template = koblex_prompt(state, name, version)
+        if version == SINGLE_FILE_VERSION:
+            return cls(template, None)
+        return cls(template, koblex_prompt(state, f"{system_name or name}_system", SYSTEM_VERSION))
+
+    def messages(self, chat_format: ChatFormat, **values: str) -> list[ChatMessage]:
+        user = self.template.render(**values)
+        if self.system is None:
+            return [ChatMessageUser(content=user)]
+        if chat_format == "system_user":
+            return [ChatMessageSystem(content=self.system.text), ChatMessageUser(content=user)]
+        return [ChatMessageUser(content=f"{self.system.text}\n\n{user}")]  # the OpenAI scripts' f-string
+
+
+async def ask_stage(state: TaskState, stage: str, prompt: StagePrompt, **values: str) -> ModelOutput:
+    """One intermediate call to the model under evaluation in the sample's chat format and stage limit."""
+    generation = Generation.of(state)
+    return await get_model().generate(
+        prompt.messages(generation.chat_format, **values), config=generation.config(stage)
+    )
+
+
+async def answer_with(state: TaskState, generate: Generate, prompt: StagePrompt, **values: str) -> TaskState:
+    """Final model call: the prompt becomes the conversation; the completion stays as the model wrote it.
+
+    The answer is the text after the last "Answer:" (the official rule), read by the scorers.
+    """
+    store_as(ProvisionEvidence).answer_rule = OFFICIAL_ANSWER.as_dict()
+    generation = Generation.of(state)
+    state.messages = prompt.messages(generation.chat_format, **values)
+    max_tokens = generation.config("answer").max_tokens
+    return await (generate(state, max_tokens=max_tokens) if max_tokens else generate(state))
+
+
 async def answer_closed_book(
-    state: TaskState, generate: Generate, method: str, prompt_name: str, version: str
+    state: TaskState,
+    generate: Generate,
+    method: str,
+    prompt_name: str,
+    version: str,
+    system_names: dict[ChatFormat, str] | None = None,
 ) -> TaskState:
-    """A closed-book method: one few-shot prompt on background + question, no statutes retrieved."""
+    """A closed-book method: one few-shot prompt on background + question, no statutes retrieved.
+
+    `system_names` picks the system prompt per chat format where the official scripts differ (CoT).
+    """
     evidence(method, uses_retrieval=False)
-    prompt = koblex_prompt(state, prompt_name, version)
-    return await answer_with_prompt(state, generate, prompt.render(question=official_question(state)))
+    system_name = (system_names or {}).get(Generation.of(state).chat_format)
+    prompt = StagePrompt.load(state, prompt_name, version, system_name)
+    return await answer_with(state, generate, prompt, question=official_question(state))

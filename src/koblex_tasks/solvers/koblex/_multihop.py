@@ -5,8 +5,13 @@ chat calls with the method's system prompt and client-side stop sequences, BM25 
 `ProvisionEvidence` record, token log-probabilities, the IRCoT/FLARE interleaved reasoning loop, and the
 question decomposition tree of ProbTree and BeamAggr.
 
+The final output is the model's reply exactly as written (`MultihopRun.adopt`); the method's answer
+extraction (after its marker, Self-Ask's last line, client-side stop sequences included) is recorded as the
+sample's `AnswerRule` and applied by the scorers. Only BeamAggr, whose answer joins several replies,
+composes its output (`MultihopRun.compose`, scored as written).
+
 Every multi-hop solver also takes `tokenizer` and `reranker`, the retrieval overrides of `solvers.common`
-(the official code used BM25 only), and `prompt_version`, the version of its prompt files. A sample's run
+(`reranker` defaults to "none": the official baselines used BM25 alone; None takes the task's), and `prompt_version`, the version of its prompt files. A sample's run
 starts with `MultihopRun.start`, which records the evidence, the retrieval and the method's prompts.
 """
 
@@ -15,7 +20,7 @@ import json
 import math
 import re
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from inspect_ai.log import transcript
@@ -33,8 +38,14 @@ from inspect_ai.solver import TaskState
 from koblex_tasks.corpus.retriever import Retriever
 from koblex_tasks.prompts import Prompt
 from koblex_tasks.solvers.common import sample_retriever
-from koblex_tasks.solvers.koblex._common import evidence, koblex_prompt, official_question, top_provisions
-from koblex_tasks.tasks.koblex.evidence import ProvisionEvidence
+from koblex_tasks.solvers.koblex._common import (
+    evidence,
+    koblex_prompt,
+    limit_config,
+    official_question,
+    top_provisions,
+)
+from koblex_tasks.tasks.koblex.evidence import AnswerRule, ProvisionEvidence, cut_at_stop
 
 SENTENCE_STOPS = [".", "!", "?"]  # the official ST_STOP: one reasoning sentence per call
 LOGPROBS_PROVIDERS = "openai, openai-api/*, vllm, sglang, hf, together, grok or google"
@@ -59,12 +70,7 @@ class Completion:
     output: ModelOutput
     text: str
     tokens: list[tuple[str, float]] | None = None  # (token, logprob) for the kept text, if requested
-
-
-def cut_at_stop(text: str, stops: list[str] | None) -> str:
-    """The text before the earliest stop sequence (providers may ignore or cap `stop_seqs`)."""
-    cut = min((i for i in (text.find(s) for s in stops or []) if i >= 0), default=len(text))
-    return text[:cut]
+    stops: tuple[str, ...] = ()  # the client-side stop sequences `text` was cut at
 
 
 async def complete(
@@ -73,12 +79,16 @@ async def complete(
     user: str,
     stop: list[str] | None = None,
     logprobs: bool = False,
+    max_tokens: int | None = None,
 ) -> Completion:
-    """One intermediate call: optional system prompt plus one user turn, as in the official scripts."""
+    """One intermediate call: optional system prompt plus one user turn, as in the official scripts.
+
+    `max_tokens` applies unless the run sets max_tokens itself.
+    """
     messages: list[ChatMessage] = [ChatMessageUser(content=user)]
     if system:
         messages.insert(0, ChatMessageSystem(content=system))
-    config = GenerateConfig(stop_seqs=stop or None)
+    config = limit_config(max_tokens).merge(GenerateConfig(stop_seqs=stop or None))
     if logprobs:
         config = config.merge(GenerateConfig(logprobs=True, top_logprobs=1))  # vLLM scripts: logprobs=1
     model = get_model()
@@ -96,7 +106,7 @@ async def complete(
                 break  # tokens past a client-side stop are not part of the reply
             tokens.append((lp.token, lp.logprob))
             length += len(lp.token)
-    return Completion(messages, output, kept.strip(), tokens)
+    return Completion(messages, output, kept.strip(), tokens, tuple(stop or ()))
 
 
 def mean_logprob(tokens: list[tuple[str, float]] | None) -> float | None:
@@ -155,6 +165,7 @@ class MultihopMethod:
     name: str
     prompt_prefix: str
     prompts: tuple[str, ...]  # loaded, and so recorded, in this order
+    max_tokens: int = 4000  # per call, the official scripts' (Self-Ask: 2000)
 
 
 @dataclass
@@ -166,6 +177,7 @@ class MultihopRun:
     retrieve: RecordedRetrieval
     question: str  # background + question, as the official scripts join them
     prompts: dict[str, Prompt]  # by the name after the method's prefix: "system", "step", "cb", ...
+    max_tokens: int = 4000
 
     @classmethod
     async def start(
@@ -183,7 +195,7 @@ class MultihopRun:
             name: koblex_prompt(state, f"{method.prompt_prefix}_{name}", prompt_version)
             for name in method.prompts
         }
-        return cls(state, method.name, retrieve, official_question(state), prompts)
+        return cls(state, method.name, retrieve, official_question(state), prompts, method.max_tokens)
 
     @property
     def record(self) -> ProvisionEvidence:
@@ -194,7 +206,12 @@ class MultihopRun:
     ) -> Completion:
         """One intermediate call with the method prompt named `system` as system text (None: no system turn)."""
         return await complete(
-            self.method, self.prompts[system].text if system else None, user, stop=stop, logprobs=logprobs
+            self.method,
+            self.prompts[system].text if system else None,
+            user,
+            stop=stop,
+            logprobs=logprobs,
+            max_tokens=self.max_tokens,
         )
 
     def log(self, step: dict[str, Any]) -> None:
@@ -203,20 +220,22 @@ class MultihopRun:
         self.state.metadata[key] = [*self.state.metadata.get(key, []), step]
         transcript().info({self.method: step}, source=self.method)
 
-    def adopt(self, completion: Completion, raw: str, answer: str) -> TaskState:
-        """Make an intermediate call the sample's final output (no extra model call), keeping the raw text."""
+    def adopt(self, completion: Completion, rule: AnswerRule) -> TaskState:
+        """Make an intermediate call the sample's final output, as the model wrote it (no extra call).
+
+        `rule` is how the scorers read the answer from it; the call's stop sequences are added to it.
+        """
+        self.record.answer_rule = replace(rule, stops=completion.stops).as_dict()
         output = completion.output.model_copy(deep=True)
-        output.completion = answer
-        self.state.messages = [*completion.messages, ChatMessageAssistant(content=raw)]
+        self.state.messages = [*completion.messages, ChatMessageAssistant(content=output.completion)]
         self.state.output = output
-        self.state.metadata["raw_completion"] = raw
         return self.state
 
-    def compose(self, answer: str, raw: str) -> TaskState:
-        """Final output for an answer assembled from several calls (no single reply holds it)."""
+    def compose(self, answer: str) -> TaskState:
+        """Final output for an answer assembled from several calls (no single reply holds it; scored whole)."""
+        self.record.answer_rule = AnswerRule().as_dict()
         self.state.messages = [*self.state.messages[:1], ChatMessageAssistant(content=answer)]
         self.state.output = ModelOutput.from_content(model=get_model().name, content=answer)
-        self.state.metadata["raw_completion"] = raw
         return self.state
 
 

@@ -21,7 +21,8 @@ Deviations:
   `official_first_answer=True` restores the released behaviour.
 - The tree is built as in ProbTree (breadth-first from the first key, at most `max_tree_nodes`); the
   published scripts lack that conversion.
-- Official sampling: temperature 0.0, top_p 0.9, max_tokens 4000; set them on the task.
+- Sampling: max_tokens 4000 per call (the official value) unless the run sets max_tokens; temperature
+  and top_p 0.9 come from the task (its `chat_format`).
 """
 
 from dataclasses import asdict, dataclass
@@ -72,7 +73,7 @@ def beamaggr(
     max_tree_nodes: int = 32,
     official_first_answer: bool = False,
     tokenizer: str | None = None,
-    reranker: str | None = None,
+    reranker: str | None = "none",
     prompt_version: str = "v1",
 ) -> Solver:
     """BeamAggr: closed/open-book candidates at the leaves, probability-weighted beams up the tree.
@@ -112,6 +113,7 @@ def beamaggr(
         top = beams[0][0]
         run.record.predicted = top.comb
         answer = top.answers[0] if official_first_answer else " ".join(top.answers)
-        return run.compose(answer, "\n".join(top.answers))
+        run.state.metadata["beamaggr_sub_answers"] = top.answers
+        return run.compose(answer)
 
     return solve

@@ -23,13 +23,13 @@ Deviations from the official code:
   token of the sentence. The Qwen script masked with "" for confident tokens (its query was only "_"s); we
   keep confident tokens, as the OpenAI script and the FLARE paper do.
 - The generated query is cut after "New Query:" if the model repeats it (as the Qwen script does).
-- Official sampling: temperature 0.0, top_p 0.9, max_tokens 4000; set them on the task.
+- Sampling: max_tokens 4000 per call (the official value) unless the run sets max_tokens; temperature
+  and top_p 0.9 come from the task (its `chat_format`).
 """
 
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from koblex_tasks.solvers.common import require_positive
-from koblex_tasks.solvers.koblex._common import answer_after_marker
 from koblex_tasks.solvers.koblex._multihop import (
     Completion,
     MultihopMethod,
@@ -37,6 +37,7 @@ from koblex_tasks.solvers.koblex._multihop import (
     force_final,
     interleaved_reasoning,
 )
+from koblex_tasks.tasks.koblex.evidence import AnswerRule, after_marker
 
 FINAL = "So the answer is:"
 MASK = "_"
@@ -55,7 +56,7 @@ def flare(
     max_steps: int = 5,
     threshold: float = -0.70,
     tokenizer: str | None = None,
-    reranker: str | None = None,
+    reranker: str | None = "none",
     prompt_version: str = "v1",
 ) -> Solver:
     """FLARE: retrieve when a generated sentence contains low-confidence tokens.
@@ -77,7 +78,7 @@ def flare(
             if not uncertain:
                 return []
             rewrite = await run.ask(run.prompts["query"].render(question=run.question, query=masked))
-            query = answer_after_marker(rewrite.text, "New Query:")
+            query = after_marker(rewrite.text, "New Query:")
             run.log({"masked": masked, "query": query})
             run.record.count("active_retrievals")
             return await run.retrieve(query)
@@ -91,7 +92,6 @@ def flare(
         if last is None or FINAL not in last.text:
             last = await force_final(run, reasoning, FINAL)
             reasoning.steps[-1] = last.text  # official: the forced answer replaces the last sentence
-        answer = answer_after_marker(answer_after_marker(last.text, FINAL), "So the final answer is:")
-        return run.adopt(last, last.text, answer)
+        return run.adopt(last, AnswerRule("after_marker", (FINAL, "So the final answer is:")))
 
     return solve

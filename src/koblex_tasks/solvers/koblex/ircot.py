@@ -7,7 +7,8 @@ daehuikim/KoBLEX).
    far>". Each sentence without "So the final answer is:" is itself the next BM25 query; its provisions are
    appended to the context.
 3. After `max_steps` sentences (official: 5) without the marker, " So the final answer is:" is appended and
-   the model is asked once more with no stop sequence. The answer is the text after the marker.
+   the model is asked once more with no stop sequence. The answer is the text after the marker (read by the
+   scorers from the reply as written, with the rule recorded in the evidence).
 
 `predicted` is the official `combination_list`: every provision retrieved (the first query's and each
 sentence's), in order, duplicates kept, exactly as the released `comb`.
@@ -16,13 +17,13 @@ Deviations from the official code:
 - With k > 1 it still kept only the top provision (`idxs[0][0]`); we keep all k (the default k = 1 is the same).
 - An empty sentence is not used as a query (counted as `empty_sentences`).
 - The released script does not run as published (a missing comma in its output record); the logic above is
-  read from it. Official sampling: temperature 0.0, top_p 0.9, max_tokens 4000; set them on the task.
+  read from it. Sampling: max_tokens 4000 per call (official) unless the run sets max_tokens; temperature
+  and top_p 0.9 come from the task (its `chat_format`).
 """
 
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from koblex_tasks.solvers.common import require_positive
-from koblex_tasks.solvers.koblex._common import answer_after_marker
 from koblex_tasks.solvers.koblex._multihop import (
     Completion,
     MultihopMethod,
@@ -30,6 +31,7 @@ from koblex_tasks.solvers.koblex._multihop import (
     force_final,
     interleaved_reasoning,
 )
+from koblex_tasks.tasks.koblex.evidence import AnswerRule
 
 FINAL = "So the final answer is:"
 IRCOT = MultihopMethod("ircot", prompt_prefix="ircot", prompts=("system", "step"))
@@ -40,7 +42,7 @@ def ircot(
     k: int = 1,
     max_steps: int = 5,
     tokenizer: str | None = None,
-    reranker: str | None = None,
+    reranker: str | None = "none",
     prompt_version: str = "v1",
 ) -> Solver:
     """IRCoT: every chain-of-thought sentence is the next retrieval query.
@@ -66,9 +68,9 @@ def ircot(
         run.record.predicted = reasoning.contexts
         last = reasoning.steps[-1]
         if FINAL in last and reasoning.last is not None:
-            return run.adopt(reasoning.last, last, answer_after_marker(last, FINAL))
+            return run.adopt(reasoning.last, AnswerRule("after_marker", (FINAL,)))
         final = await force_final(run, reasoning, FINAL)
-        text = final.text.split(last)[-1] if last else final.text  # official: drop an echo of the last step
-        return run.adopt(final, final.text, answer_after_marker(text, FINAL))
+        echo = (last,) if last else ()  # official: drop an echo of the last step before the marker
+        return run.adopt(final, AnswerRule("after_marker", (*echo, FINAL)))
 
     return solve

@@ -2,6 +2,8 @@
 
 The query is background + question. The paper retrieved exactly as many provisions as the item has gold ones,
 which leaks the gold count into the method; `k="gold"` reproduces that, the default is a fixed k.
+The prompts are sent in the task's `chat_format` (`sp_or_vllm.py` / `cot_or_vllm.py`: system + user turns;
+the OpenAI scripts: one user message); the answer is the text after the last "Answer:".
 """
 
 from typing import Literal
@@ -10,10 +12,10 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from koblex_tasks.solvers.common import sample_retriever
 from koblex_tasks.solvers.koblex._common import (
-    answer_with_prompt,
+    StagePrompt,
+    answer_with,
     evidence,
     join_provisions,
-    koblex_prompt,
     official_question,
     top_provisions,
 )
@@ -24,17 +26,19 @@ def one_time_retrieval(
     k: int | Literal["gold"] = 3,
     cot: bool = False,
     tokenizer: str | None = None,
-    reranker: str | None = None,
-    prompt_version: str = "v1",
+    reranker: str | None = "none",
+    prompt_version: str = "v2",
 ) -> Solver:
     """Retrieve the top-k provisions for the question and answer grounded in them.
 
     Args:
         k: provisions to retrieve, or "gold" for the paper's (leaky) number of gold provisions.
         cot: reason before answering (the paper's "CoT + one-time retrieval").
-        tokenizer, reranker: retrieval overrides (see `solvers.common`); with a reranker, BM25 fetches 100
+        tokenizer, reranker: retrieval overrides (see `solvers.common`); reranker "none" by default (the
+            official baseline: BM25 alone; None takes the task's); with a reranker, BM25 fetches 100
             candidates and the reranker keeps k.
-        prompt_version: version of the `sp_or` / `cot_or` prompt files.
+        prompt_version: version of the `sp_or` / `cot_or` templates ("v2" with their `_system` files; "v1" the
+            single-file wording).
     """
     if k != "gold" and (not isinstance(k, int) or k < 1):
         raise ValueError(f"k must be a positive integer or 'gold', got {k!r}")
@@ -48,9 +52,7 @@ def one_time_retrieval(
         record.queries = [query]
         record.retrieved = [keys]
         record.predicted = keys
-        prompt = koblex_prompt(state, "cot_or" if cot else "sp_or", prompt_version)
-        return await answer_with_prompt(
-            state, generate, prompt.render(question=query, context_str=join_provisions(keys))
-        )
+        prompt = StagePrompt.load(state, "cot_or" if cot else "sp_or", prompt_version)
+        return await answer_with(state, generate, prompt, question=query, context_str=join_provisions(keys))
 
     return solve

@@ -8,8 +8,14 @@
 
 The official selection step indexed the first guess's candidate list for every guess
 (`contexts_list[0][choice]`); we use each guess's own list. `official_selection_bug=True` restores the
-released behaviour for reproduction. A selection reply that is not a valid number falls back to candidate 0,
-as in the paper, and is counted (`selection_fallbacks`).
+released behaviour for reproduction. A selection reply that is not a bare ASCII number of a shown candidate
+("③", "²", "٣", "3.", an out-of-range "12", no reply) falls back to candidate 0, as in the paper, and is
+counted (`selection_fallbacks`); it never fails the sample.
+
+Chat format and limits follow the task's `chat_format` (see `_common`): with the default "system_user" the
+three calls send a system and a user turn with max_tokens 4000 / 2048 / 4000 (the official vLLM scripts);
+"user" sends one user message with 2000 each (the OpenAI scripts). The completion of the answer call is kept
+as written; the scorers read the answer after its last "Answer:".
 """
 
 import ast
@@ -21,16 +27,16 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import collect
 
 from koblex_tasks.corpus.retriever import Hit, Retriever
-from koblex_tasks.solvers.common import ask, require_positive, sample_retriever
+from koblex_tasks.solvers.common import require_positive, sample_retriever
 from koblex_tasks.solvers.koblex._common import (
-    answer_after_marker,
-    answer_with_prompt,
+    StagePrompt,
+    answer_with,
+    ask_stage,
     evidence,
     join_provisions,
-    koblex_prompt,
     official_question,
 )
-from koblex_tasks.tasks.koblex.evidence import ProvisionEvidence
+from koblex_tasks.tasks.koblex.evidence import OFFICIAL_ANSWER, ProvisionEvidence, after_marker
 
 logger = logging.getLogger(__name__)
 
@@ -62,10 +68,14 @@ def parse_provision_list(text: str) -> list[str] | None:
     return items or None
 
 
+_ASCII_NUMBER = re.compile(r"[0-9]+")
+
+
 def parse_selection(completion: str, n_candidates: int) -> int | None:
-    """The official rule: the text after the last "Answer:" must be a bare number of a candidate."""
-    answer = answer_after_marker(completion)
-    if answer.isdigit() and int(answer) < n_candidates:
+    """The official rule: the text after the last "Answer:" (before a `</think>`) must be a bare number of a
+    shown candidate. Only ASCII digits count: `str.isdigit` also accepts "③" or "²", which `int` rejects."""
+    answer = after_marker(completion).split("</think>")[0].strip()
+    if _ASCII_NUMBER.fullmatch(answer) and int(answer) < n_candidates:
         return int(answer)
     return None
 
@@ -82,7 +92,7 @@ def parser(
     max_provisions: int | None = None,
     tokenizer: str | None = None,
     reranker: str | None = None,
-    prompt_version: str = "v1",
+    prompt_version: str = "v2",
 ) -> Solver:
     """ParSeR with BM25 top-k, rerank to top-l, one selection per parametric provision.
 
@@ -93,12 +103,13 @@ def parser(
             released code did.
         max_provisions: cap on parametric provisions used (None = all, as in the paper).
         tokenizer, reranker: retrieval overrides (see `solvers.common`); reranker "none" keeps BM25 order.
-        prompt_version: version of the `parser_*` prompt files.
+        prompt_version: version of the `parser_*` templates ("v2": split from their `_system` files, sent
+            in the task's chat format; "v1": the earlier single-file wording, one user message).
     """
     require_positive(k=k, l=l)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        record = evidence("parser", uses_retrieval=True)
+        record = evidence("parser", uses_retrieval=True, answer_rule=OFFICIAL_ANSWER)
         retriever = await sample_retriever(state, tokenizer=tokenizer, reranker=reranker)
         if retriever.reranker.name == "none":
             state.metadata["parser_note"] = "no reranker: candidates are BM25's top-l (the paper reranks)"
@@ -109,14 +120,23 @@ def parser(
         record.retrieved = [[h.provision.key for h in hits] for hits in candidate_lists]
         record.predicted = await _select(state, record, candidate_lists)
 
-        prompt = koblex_prompt(state, "parser_answer", prompt_version)
-        text = prompt.render(question=official_question(state), context_str=join_provisions(record.predicted))
-        return await answer_with_prompt(state, generate, text)
+        prompt = StagePrompt.load(state, "parser_answer", prompt_version)
+        return await answer_with(
+            state,
+            generate,
+            prompt,
+            question=official_question(state),
+            context_str=join_provisions(record.predicted),
+        )
 
     async def _parametric_provisions(state: TaskState, record: ProvisionEvidence) -> list[str]:
-        prompt = koblex_prompt(state, "parser_provisions", prompt_version)
-        reply = await ask(
-            prompt.render(background=state.metadata["background"], question=state.metadata["question"])
+        prompt = StagePrompt.load(state, "parser_provisions", prompt_version)
+        reply = await ask_stage(
+            state,
+            "provisions",
+            prompt,
+            background=state.metadata["background"],
+            question=state.metadata["question"],
         )
         guesses = parse_provision_list(reply.completion)
         if guesses is None:
@@ -130,17 +150,18 @@ def parser(
     async def _select(
         state: TaskState, record: ProvisionEvidence, candidate_lists: list[list[Hit]]
     ) -> list[str]:
-        prompt = koblex_prompt(state, "parser_select", prompt_version)
+        prompt = StagePrompt.load(state, "parser_select", prompt_version)
         shown = [hits for hits in candidate_lists if hits]
         record.count("guesses_without_candidates", len(candidate_lists) - len(shown))
         replies = await collect(
             *[
-                ask(
-                    prompt.render(
-                        background=state.metadata["background"],
-                        question=state.metadata["question"],
-                        candidates=format_candidates(hits),
-                    )
+                ask_stage(
+                    state,
+                    "selection",
+                    prompt,
+                    background=state.metadata["background"],
+                    question=state.metadata["question"],
+                    candidates=format_candidates(hits),
                 )
                 for hits in shown
             ]

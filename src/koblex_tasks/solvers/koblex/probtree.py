@@ -23,13 +23,13 @@ Deviations from the official code:
   twice, and keep at most `max_tree_nodes`. An unparsable tree becomes a single leaf: the question.
 - The OpenAI script located "So the answer is:" by character offset and used it as a token index; we cut at
   the token where the marker ends (what the vLLM script does with its tokenizer).
-- Official sampling: temperature 0.0, top_p 0.9, max_tokens 4000; set them on the task.
+- Sampling: max_tokens 4000 per call (the official value) unless the run sets max_tokens; temperature
+  and top_p 0.9 come from the task (its `chat_format`).
 """
 
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from koblex_tasks.solvers.common import require_positive
-from koblex_tasks.solvers.koblex._common import answer_after_marker
 from koblex_tasks.solvers.koblex._multihop import (
     MultihopMethod,
     MultihopRun,
@@ -40,6 +40,7 @@ from koblex_tasks.solvers.koblex._multihop import (
     post_order,
     tokens_after,
 )
+from koblex_tasks.tasks.koblex.evidence import AnswerRule
 
 FINAL = "So the answer is:"
 PROBTREE = MultihopMethod(
@@ -54,7 +55,7 @@ def probtree(
     k: int = 3,
     max_tree_nodes: int = 32,
     tokenizer: str | None = None,
-    reranker: str | None = None,
+    reranker: str | None = "none",
     prompt_version: str = "v1",
 ) -> Solver:
     """ProbTree: per tree node, the most confident of closed-book, open-book and child-aggregated answers.
@@ -98,8 +99,6 @@ def probtree(
             )
         run.record.predicted = comb
         root = answers[0]
-        return run.adopt(
-            root.completion, root.completion.text, answer_after_marker(root.completion.text, FINAL)
-        )
+        return run.adopt(root.completion, AnswerRule("after_marker", (FINAL,)))
 
     return solve

@@ -23,15 +23,19 @@ Deviations from the official code:
   `official_stops=True` restores the released behaviour.
 - Its loop counted only replies without a follow-up (`count < 5`), so it never ended while the model kept
   asking. `max_steps` bounds every call (default 5, the official constant).
-- Official sampling: temperature 0.01 (vLLM runs 0.0), top_p 0.9, max_tokens 2000; set them on the task.
+- Sampling: max_tokens 2000 per call (official) unless the run sets max_tokens; temperature (0.01 OpenAI,
+  0.0 vLLM) and top_p 0.9 come from the task (its `chat_format`).
 """
 
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from koblex_tasks.solvers.common import require_positive
 from koblex_tasks.solvers.koblex._multihop import SENTENCE_STOPS, MultihopMethod, MultihopRun
+from koblex_tasks.tasks.koblex.evidence import AnswerRule
 
-SELF_ASK = MultihopMethod("self_ask", prompt_prefix="selfask", prompts=("system", "answer", "question"))
+SELF_ASK = MultihopMethod(
+    "self_ask", prompt_prefix="selfask", prompts=("system", "answer", "question"), max_tokens=2000
+)
 FOLLOW_UP = "Follow up:"
 FINAL = "So the final answer is:"
 PRESS_STOPS = ["\nIntermediate answer:"]
@@ -39,9 +43,12 @@ OFFICIAL_STOPS = ["\nFollow up:", "\nSo the final answer is:"]
 OFFICIAL_TRIGGER = "Are follow up questions needed here: Yes"
 
 
+LAST_LINE = AnswerRule("last_line_value")  # the official `extract_answer`
+
+
 def last_line_value(text: str) -> str:
     """The official `extract_answer`/`extract_question`: last line, after its first colon, no final '.'."""
-    return text.strip().split("\n")[-1].split(":", 1)[-1].strip().rstrip(".")
+    return LAST_LINE.apply(text)
 
 
 def follow_up_question(reply: str, official_stops: bool) -> str | None:
@@ -58,7 +65,7 @@ def self_ask(
     max_steps: int = 5,
     official_stops: bool = False,
     tokenizer: str | None = None,
-    reranker: str | None = None,
+    reranker: str | None = "none",
     prompt_version: str = "v1",
 ) -> Solver:
     """Self-Ask: follow-up questions, each answered from retrieved provisions, then a final answer.
@@ -100,6 +107,6 @@ def self_ask(
         if reply is None or FINAL not in reply.text:
             run.record.count("forced_final_answer")
             reply = await run.ask(prompt + "\n" + FINAL, stop=["\n"])
-        return run.adopt(reply, reply.text, last_line_value(reply.text))
+        return run.adopt(reply, LAST_LINE)
 
     return solve

@@ -1,4 +1,8 @@
-"""Standard prompting (KoBLEX Table 2, "Standard Prompting"): few-shot, closed book, answer only."""
+"""Standard prompting (KoBLEX Table 2, "Standard Prompting"): few-shot, closed book, answer only.
+
+The official scripts: `sp_vllm.py` (system turn + examples as the user turn) and `sp_openai.py` (one user
+message); the task's `chat_format` picks which. The answer is the text after the last "Answer:".
+"""
 
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
@@ -6,8 +10,12 @@ from koblex_tasks.solvers.koblex._common import answer_closed_book
 
 
 @solver
-def standard_prompting(prompt_version: str = "v1") -> Solver:
-    """Ask for the answer directly from the five in-context examples; no statutes are retrieved."""
+def standard_prompting(prompt_version: str = "v2") -> Solver:
+    """Ask for the answer directly from the five in-context examples; no statutes are retrieved.
+
+    Args:
+        prompt_version: version of the `sp` template ("v2" with `sp_system`; "v1" the single-file wording).
+    """
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         return await answer_closed_book(state, generate, "standard_prompting", "sp", prompt_version)

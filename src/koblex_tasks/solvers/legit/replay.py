@@ -2,8 +2,8 @@
 
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
-from koblex_tasks.errors import DataError
 from koblex_tasks.solvers.common import replayed_output
+from koblex_tasks.solvers.legit._common import released_row
 from koblex_tasks.tasks.legit.responses import infer_model_name, load_responses
 
 
@@ -19,15 +19,7 @@ def legit_replay(file: str, model_name: str | None = None) -> Solver:
     generator = model_name or infer_model_name(file)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        doc_id = str(state.metadata.get("doc_id", state.sample_id))
-        response = responses.get(doc_id)
-        if response is None:
-            raise DataError(
-                file,
-                None,
-                f"no response for doc {doc_id!r} (use the task option responses=FILE to keep only "
-                "the documents the file answers)",
-            )
+        response = released_row(responses, file, state, "response", "responses")
         state.metadata["replay"] = {"file": str(file), "generator": generator}
         return replayed_output(state, generator, response)
 

@@ -10,7 +10,7 @@ from inspect_ai.dataset import MemoryDataset, Sample
 
 from koblex_tasks.corpus.provision import provision_key
 from koblex_tasks.errors import DataError
-from koblex_tasks.hub import load_hub_rows
+from koblex_tasks.hub import INSPECT_HINT, load_hub_rows
 from koblex_tasks.jsonl import read_jsonl
 
 KOBLEX_HF_REPO = "JihyungL/KoBLEX-koblex"
@@ -59,16 +59,24 @@ def fingerprint_records(records: list[dict[str, Any]]) -> str:
 
 
 def load_koblex(
-    data: str | None = None, lang: str = "ko", revision: str | None = KOBLEX_HF_REVISION
+    data: str | None = None,
+    lang: str = "ko",
+    revision: str | None = KOBLEX_HF_REVISION,
+    hub_hint: str = INSPECT_HINT,
 ) -> KoblexData:
-    """Read and validate the questions; duplicate ids are an error naming both lines."""
+    """Read and validate the questions; duplicate ids are an error naming both lines.
+
+    `hub_hint` is how the calling tool passes a local file instead of the hub (said when the hub is out of reach).
+    """
     if lang not in LANG_SUFFIX:
         raise ValueError(f"lang must be one of {sorted(LANG_SUFFIX)}, got {lang!r}")
     if data is not None:
         source = str(Path(data))
+        if not Path(data).is_file():
+            raise DataError(source, None, "questions file not found")
         numbered = list(read_jsonl(source))
     else:
-        rows, source = load_hub_rows(KOBLEX_HF_REPO, KOBLEX_HF_SPLIT, revision)
+        rows, source = load_hub_rows(KOBLEX_HF_REPO, KOBLEX_HF_SPLIT, revision, hub_hint)
         numbered = list(enumerate(rows, start=1))
     seen: dict[str, int] = {}
     for line, record in numbered:
@@ -82,6 +90,11 @@ def load_koblex(
         raise DataError(source, None, "no questions in the dataset")
     records = [record for _, record in numbered]
     return KoblexData(records=records, source=source, fingerprint=fingerprint_records(records))
+
+
+def hop_counts(records: list[dict[str, Any]]) -> list[int]:
+    """The distinct numbers of gold provisions in the data (the `hops` a run can select), ascending."""
+    return sorted({len(r["contexts"]) for r in records})
 
 
 def gold_provisions(record: dict[str, Any], lang: str) -> list[str]:

@@ -1,11 +1,74 @@
 """The record every solver leaves on the sample: the contract between solvers and scorers.
 
-Scorers read only this (plus the sample's metadata), never solver internals, so a new solver is scored
-correctly as soon as it fills `predicted` and sets `uses_retrieval`.
+Scorers read only this (plus the sample's metadata and the model's completion), never solver internals, so a
+new solver is scored correctly as soon as it fills `predicted`, sets `uses_retrieval` and says how its answer
+is read out of its completion (`answer_rule`). The completion itself stays exactly as the model wrote it, so
+`inspect score` and recovered samples of `inspect eval-retry` re-extract the same answer.
 """
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
 
 from inspect_ai.util import StoreModel
 from pydantic import Field
+
+AnswerKind = Literal["whole", "after_marker", "last_line_value"]
+
+
+@dataclass(frozen=True)
+class AnswerRule:
+    """How a method's answer is read out of its final completion (its official extraction).
+
+    1. Cut the completion at the earliest of `stops` (client-side stop sequences the provider may ignore).
+    2. `after_marker`: for each of `markers` in turn, keep the text after its last occurrence (a marker that
+       is absent keeps the text); `last_line_value`: the last line, after its first colon, without a final
+       "."; `whole`: the text as it is.
+    3. Strip surrounding whitespace.
+
+    `whole` is the default: a released answer (replay) or a solver that records no rule is scored as written.
+    """
+
+    kind: AnswerKind = "whole"
+    markers: tuple[str, ...] = ()
+    stops: tuple[str, ...] = ()
+
+    def apply(self, completion: str) -> str:
+        """The answer this rule reads out of `completion` (a pure function of the two)."""
+        text = cut_at_stop(completion, self.stops)
+        if self.kind == "after_marker":
+            for marker in self.markers:
+                text = after_marker(text, marker)
+        elif self.kind == "last_line_value":
+            text = text.strip().split("\n")[-1].split(":", 1)[-1].strip().rstrip(".")
+        return text.strip()
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "markers": list(self.markers), "stops": list(self.stops)}
+
+    @classmethod
+    def from_dict(cls, data: Any) -> "AnswerRule":
+        """The rule recorded in a store (a dict, as in a log); missing or empty = `whole`."""
+        if not isinstance(data, dict) or not data:
+            return cls()
+        kind = data.get("kind", "whole")
+        if kind not in ("whole", "after_marker", "last_line_value"):
+            raise ValueError(f"unknown answer rule kind {kind!r}")
+        return cls(kind, tuple(data.get("markers") or ()), tuple(data.get("stops") or ()))
+
+
+def cut_at_stop(text: str, stops: Sequence[str] | None) -> str:
+    """The text before the earliest stop sequence (providers may ignore or cap `stop_seqs`)."""
+    cut = min((i for i in (text.find(s) for s in stops or ()) if i >= 0), default=len(text))
+    return text[:cut]
+
+
+def after_marker(text: str, marker: str = "Answer:") -> str:
+    """The text after the last `marker` (the official extraction), or all of it if absent; stripped."""
+    return text.split(marker)[-1].strip()
+
+
+OFFICIAL_ANSWER = AnswerRule("after_marker", ("Answer:",))  # the official scripts: after the last "Answer:"
 
 
 class ProvisionEvidence(StoreModel):
@@ -17,8 +80,13 @@ class ProvisionEvidence(StoreModel):
     retrieved: list[list[str]] = Field(default_factory=list)  # per query, provision keys in rank order
     predicted: list[str] = Field(default_factory=list)  # provisions the method outputs (scored as a set)
     counters: dict[str, int] = Field(default_factory=dict)  # fallbacks and other events worth counting
+    answer_rule: dict[str, Any] = Field(default_factory=dict)  # AnswerRule.as_dict(); empty = "whole"
 
     def count(self, name: str, by: int = 1) -> None:
         counters = dict(self.counters)
         counters[name] = counters.get(name, 0) + by
         self.counters = counters
+
+    @property
+    def rule(self) -> AnswerRule:
+        return AnswerRule.from_dict(self.answer_rule)

@@ -1,8 +1,12 @@
 """The KoBLEX paper's released prediction files (`results/<method>_<model>.jsonl`), read strictly.
 
 Schema: `{"question": str, "answers": str | [{"answer": str, "logp": float, "comb": [str, ...]}, ...]}`.
-A string `answers` means a closed-book method (no provisions). Files are matched to questions by their text
-(`background + question`, compared without whitespace), so order does not matter.
+A string `answers` means a closed-book method (no provisions). `question` is usually `background + question`,
+in some files the question alone; `alignment.py` matches rows to questions.
+
+File names are `<method>_<model>`: methods `sp`, `cot`, `sp_or`, `cot_or`, `selfask` (also `self-ask`),
+`ircot`, `flare`, `probtree`, `beamaggr`, `parser`; models `gpt4o`, `qwen_32b`/`qwen32b`, `qwen_8b`,
+`exaone_32b`, `exaone_7.8b` (the paper's Qwen3 and EXAONE-3.5 models).
 """
 
 import re
@@ -25,7 +29,11 @@ METHODS = {
     "parser": "parser",
 }
 MODEL_NAMES = {"gpt4o": "gpt-4o"}
+# The paper's open models, by family: the size token (`32b`, `7.8b`) completes the name.
+MODEL_FAMILIES = {"qwen": "Qwen3-{size}", "exaone": "EXAONE-3.5-{size}"}
 _SPACE = re.compile(r"\s+")
+_SIZED_MODEL = re.compile(r"^([a-z]+)[_-]?([0-9]+(?:\.[0-9]+)?b)$")
+_FILE_SUFFIXES = (".jsonl", ".json")
 
 
 @dataclass(frozen=True)
@@ -40,13 +48,31 @@ def question_key(text: str) -> str:
     return _SPACE.sub("", text)
 
 
+def model_name(token: str) -> str:
+    """`gpt4o` -> gpt-4o, `qwen_32b`/`qwen32b` -> Qwen3-32B, `exaone_7.8b` -> EXAONE-3.5-7.8B; else unchanged."""
+    lower = token.lower()
+    if lower in MODEL_NAMES:
+        return MODEL_NAMES[lower]
+    sized = _SIZED_MODEL.match(lower)
+    if sized and sized.group(1) in MODEL_FAMILIES:
+        return MODEL_FAMILIES[sized.group(1)].format(size=sized.group(2).upper())
+    return token
+
+
 def infer_method_and_model(path: str | Path) -> tuple[str | None, str | None]:
-    """`parser_gpt4o.jsonl` -> ("parser", "gpt-4o"); longest known method prefix wins (`sp_or` over `sp`)."""
-    stem = Path(path).stem
-    for short in sorted(METHODS, key=len, reverse=True):
-        if stem.startswith(short + "_"):
-            model = stem[len(short) + 1 :]
-            return METHODS[short], MODEL_NAMES.get(model, model)
+    """`sp_or_exaone_7.8b.jsonl` -> ("one_time_retrieval", "EXAONE-3.5-7.8B"); (None, None) if no method fits.
+
+    The longest known method prefix wins (`sp_or` over `sp`); `-` in the method is ignored (`self-ask`).
+    Only `.jsonl`/`.json` is cut from the name, so `7.8b` survives.
+    """
+    name = Path(path).name
+    for suffix in _FILE_SUFFIXES:
+        name = name.removesuffix(suffix)
+    parts = name.split("_")
+    for cut in range(len(parts) - 1, 0, -1):
+        short = "_".join(parts[:cut]).lower().replace("-", "")
+        if short in METHODS:
+            return METHODS[short], model_name("_".join(parts[cut:]))
     return None, None
 
 
@@ -72,13 +98,3 @@ def load_released(path: str | Path) -> list[ReleasedPrediction]:
     if not predictions:
         raise DataError(source, None, "no predictions in the file")
     return predictions
-
-
-def index_by_question(predictions: list[ReleasedPrediction], source: str) -> dict[str, ReleasedPrediction]:
-    index: dict[str, ReleasedPrediction] = {}
-    for p in predictions:
-        key = question_key(p.question)
-        if key in index:
-            raise DataError(source, p.line, f"question already answered at line {index[key].line}")
-        index[key] = p
-    return index

@@ -1,6 +1,28 @@
 """KoBLEX's spec: the task's facts in one place (see `koblex_tasks.spec`)."""
 
+from typing import Any
+
 from koblex_tasks.spec import BenchmarkSpec, ScorerSpec, StratumSpec, ValueSpec, register_benchmark
+
+PAPER_RERANKER = "dragonkue/bge-reranker-v2-m3-ko"  # the cross-encoder of the official scripts
+
+# Generation settings of the official scripts per chat format, and max_tokens per model call ("stage"):
+# ParSeR's parametric provisions, selection and answer; the closed-book and one-time-retrieval answers use
+# "answer". vLLM scripts: SamplingParams(temperature=0.0, top_p=0.9, max_tokens=4000 | 2048 for the selection).
+# OpenAI scripts: one request shape for every call (temperature 0.01, top_p 0.9, max_tokens 2000).
+STAGES = ("provisions", "selection", "answer")
+GENERATION: dict[str, dict[str, Any]] = {
+    "system_user": {
+        "temperature": 0.0,
+        "top_p": 0.9,
+        "max_tokens": {"provisions": 4000, "selection": 2048, "answer": 4000},
+    },
+    "user": {
+        "temperature": 0.01,
+        "top_p": 0.9,
+        "max_tokens": {"provisions": 2000, "selection": 2000, "answer": 2000},
+    },
+}
 
 # The paper's statute pool (JihyungL/KoBLEX-statute): a smaller local corpus makes a run "partial".
 FULL_CORPUS_SIZE = 233_544
@@ -56,10 +78,14 @@ KOBLEX = register_benchmark(
             "solver": "parser",
             "k": 100,
             "l": 10,
+            "official_selection_bug": False,  # the paper's method; True reproduces the released code's bug
             "tokenizer": "official",
-            "reranker": "dragonkue/bge-reranker-v2-m3-ko",
+            "reranker": PAPER_RERANKER,
             "retrieval": "bm25",
-            "temperature": 0.0,
+            # The vLLM scripts (Qwen3, EXAONE rows) send a system and a user turn; the OpenAI scripts (GPT-4o rows)
+            # one user message holding both. Either is the paper's protocol with its own generation settings.
+            "chat_format": "system_user",
+            "generation": GENERATION,
             "judge": "openai/gpt-4o (DeepEval GEval, five evaluation steps)",
         },
         dataset_fingerprints={

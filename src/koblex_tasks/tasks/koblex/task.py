@@ -1,28 +1,58 @@
 """The KoBLEX task: 226 Korean legal scenario questions, statute retrieval, open answers.
 
-Defaults reproduce the paper's ParSeR setting except where noted in the README (tokenizer `kiwi`, no
-reranker unless `-T reranker=bge`). Deterministic scorers: provision match and token F1.
+Defaults are the paper's protocol (`KOBLEX.paper_protocol`): ParSeR with k=100, l=10, the official BM25
+tokenization, the paper's cross-encoder reranker, and the official vLLM scripts' chat format (system + user
+turns) and per-stage limits. The log says `"protocol": "paper"` or lists each setting that differs.
+
+Everything is checked when the task is built, before any model call: task arguments, file paths, the hub
+(offline runs fail in seconds), the reranker (extra installed, weights at hand), the hop counts. The corpus
+is loaded and indexed then (the retriever the solvers use, built once per process), and its source, size,
+fingerprint and completeness are recorded in the eval metadata. Deterministic scorers: provision match and
+token F1; LF-Eval when a `grader` role is bound.
 """
 
+import inspect
 import logging
-from typing import Literal
+from typing import Any, Literal
 
 from inspect_ai import Task, task
+from inspect_ai._util.registry import registry_info
 from inspect_ai.model import GenerateConfig
 from inspect_ai.solver import Solver
+from inspect_ai.solver._constants import SOLVER_ALL_PARAMS_ATTR
 
 from koblex_tasks import __version__
 from koblex_tasks.corpus.dense import DEFAULT_DENSE_MODEL
-from koblex_tasks.corpus.retriever import RetrieverSettings
+from koblex_tasks.corpus.retriever import RETRIEVAL_MODES, RetrieverSettings, get_retriever
 from koblex_tasks.corpus.statutes import STATUTE_HF_REVISION
+from koblex_tasks.corpus.tokenizers import TOKENIZERS
+from koblex_tasks.errors import DataError
+from koblex_tasks.hub import HubUnavailableError
 from koblex_tasks.judge_role import grader_bound
 from koblex_tasks.scorers.koblex import lf_eval, provision_match, token_f1
 from koblex_tasks.solvers.common import RETRIEVAL_METADATA_KEY
-from koblex_tasks.solvers.koblex import parser
-from koblex_tasks.tasks.koblex.dataset import KOBLEX_HF_REVISION, koblex_dataset, load_koblex
-from koblex_tasks.tasks.koblex.spec import KOBLEX
+from koblex_tasks.solvers.koblex import RETRIEVAL_FREE_SOLVERS, parser
+from koblex_tasks.solvers.koblex._common import CHAT_FORMATS, GENERATION_METADATA_KEY, ChatFormat
+from koblex_tasks.tasks.koblex.checks import (
+    SetupError,
+    check_choice,
+    check_file,
+    check_hops,
+    check_reranker,
+    check_unknown_args,
+)
+from koblex_tasks.tasks.koblex.dataset import (
+    KOBLEX_HF_REVISION,
+    LANG_SUFFIX,
+    hop_counts,
+    koblex_dataset,
+    load_koblex,
+)
+from koblex_tasks.tasks.koblex.protocol import paper_reranker, protocol_of, run_settings
+from koblex_tasks.tasks.koblex.spec import GENERATION, KOBLEX
 
 TASK_VERSION = KOBLEX.version
+PAPER = KOBLEX.paper_protocol
 logger = logging.getLogger(__name__)
 NO_JUDGE = (
     "KoBLEX: no `grader` model role is bound, so LF-Eval is not computed (deterministic metrics only). "
@@ -37,10 +67,11 @@ def koblex(
     revision: str | None = KOBLEX_HF_REVISION,
     corpus: str | None = None,
     corpus_revision: str | None = STATUTE_HF_REVISION,
-    tokenizer: Literal["kiwi", "official"] = "kiwi",
-    reranker: str = "none",
+    tokenizer: str = PAPER["tokenizer"],
+    reranker: str = PAPER["reranker"],
     retrieval: Literal["bm25", "dense", "hybrid"] = "bm25",
     dense_model: str | None = None,
+    chat_format: ChatFormat = PAPER["chat_format"],
     official: bool = False,
     hops: int | list[int] | None = None,
     judge: bool | None = None,
@@ -49,6 +80,7 @@ def koblex(
     judge_max_tokens: int | None = None,
     judge_cache: bool | str = False,
     solver: Solver | None = None,
+    **unknown: Any,
 ) -> Task:
     """KoBLEX open-answer legal QA with statute retrieval.
 
@@ -58,10 +90,14 @@ def koblex(
         revision: hub revision of the questions dataset.
         corpus: local JSONL statute corpus (default: JihyungL/KoBLEX-statute, or -eng for lang=en).
         corpus_revision: hub revision of the statute dataset.
-        tokenizer: BM25 tokenizer, "kiwi" (morphemes) or "official" (the paper's regex tokens).
-        reranker: "none", "bge" (the paper's dragonkue/bge-reranker-v2-m3-ko), or a cross-encoder id/path.
+        tokenizer: BM25 tokenizer, "official" (the paper's regex tokens, default) or "kiwi" (morphemes).
+        reranker: the paper's dragonkue/bge-reranker-v2-m3-ko (default; alias "bge"), another cross-encoder
+            id/path, or "none" (BM25 order; no torch needed).
         retrieval: first stage: "bm25" (the paper's), "dense" (BGE-M3) or "hybrid" (reciprocal rank fusion).
         dense_model: encoder id or local path for dense/hybrid (default BAAI/bge-m3).
+        chat_format: "system_user" (default: system + user turns, max_tokens 4000/2048/4000, temperature 0,
+            as the official vLLM scripts) or "user" (one user message, max_tokens 2000, temperature 0.01, as
+            the official OpenAI scripts behind the GPT-4o rows). top_p 0.9 in both.
         official: score exactly like the paper's script (800-character cut, rounding).
         hops: keep only questions with this many gold provisions (e.g. 1 or [2,3]).
         judge: add the LF-Eval judge scorer; None = only when a `grader` model role is bound (never the
@@ -72,7 +108,21 @@ def koblex(
         judge_cache: cache judge replies (True, or an expiry such as "1D"), so re-scoring costs nothing.
         solver: the method (default: ParSeR); `--solver` on the command line replaces it.
     """
-    questions = load_koblex(data, lang, revision)
+    check_unknown_args(unknown, [p for p in inspect.signature(koblex).parameters if p != "unknown"])
+    check_choice("lang", lang, LANG_SUFFIX)
+    check_choice("tokenizer", tokenizer, TOKENIZERS)
+    check_choice("retrieval", retrieval, RETRIEVAL_MODES)
+    check_choice("chat_format", chat_format, CHAT_FORMATS)
+    check_file("data", data, "questions file")
+    check_file("corpus", corpus, "statute corpus file")
+    solver_name, solver_args = _solver_identity(solver)
+    retrieves = solver_name not in RETRIEVAL_FREE_SOLVERS
+    if retrieves:
+        used = str(solver_args.get("reranker") or reranker)
+        check_reranker(used, paper_reranker(used))
+    questions = _load_questions(data, lang, revision)
+    wanted = check_hops(hops, hop_counts(questions.records))
+
     settings = RetrieverSettings(
         corpus=corpus,
         lang=lang,
@@ -82,9 +132,15 @@ def koblex(
         retrieval=retrieval,
         dense_model=dense_model or DEFAULT_DENSE_MODEL,
     )
-    dataset = koblex_dataset(questions, lang, {RETRIEVAL_METADATA_KEY: settings.as_dict()})
-    if hops is not None:
-        wanted = {hops} if isinstance(hops, int) else set(hops)
+    retriever = _build_retriever(settings) if retrieves else None
+    generation = GENERATION[chat_format]
+    sample_generation = {"chat_format": chat_format, "max_tokens": generation["max_tokens"]}
+    dataset = koblex_dataset(
+        questions,
+        lang,
+        {RETRIEVAL_METADATA_KEY: settings.as_dict(), GENERATION_METADATA_KEY: sample_generation},
+    )
+    if wanted is not None:
         dataset = dataset.filter(lambda s: (s.metadata or {}).get("hop_count") in wanted)
     use_judge = grader_bound() if judge is None else judge
     scorers = [provision_match(), token_f1(official=official)]
@@ -99,23 +155,71 @@ def koblex(
         )
     else:
         logger.warning(NO_JUDGE)
+    task_settings = {
+        "tokenizer": tokenizer,
+        "reranker": reranker,
+        "retrieval": retrieval,
+        "chat_format": chat_format,
+        "generation": GENERATION,
+    }
+    protocol = protocol_of(run_settings(task_settings, solver_name, solver_args))
     return Task(
         dataset=dataset,
         solver=solver or parser(),
         scorer=scorers,
-        # The paper: temperature 0.01 (OpenAI) or 0.0 (vLLM), up to 2000 new tokens.
-        config=GenerateConfig(temperature=0.0, max_tokens=2000),
+        # temperature and top_p of the official scripts; max_tokens is set per call (stage) by the solvers.
+        config=GenerateConfig(temperature=generation["temperature"], top_p=generation["top_p"]),
         version=TASK_VERSION,
         metadata={
             "benchmark": KOBLEX.name,
             "package_version": __version__,
+            "protocol": protocol,
             "dataset_source": questions.source,
             "dataset_fingerprint": questions.fingerprint,
             "dataset_size": len(questions.records),
             "retrieval": settings.as_dict(),
+            "corpus": _corpus_record(retriever, solver_name),
+            "retriever": retriever.describe() if retriever is not None else None,
+            "generation": {"chat_format": chat_format, **generation},
             "official_scoring": official,
             "lf_eval": f"judge prompt {judge_language}"
             if use_judge
             else "not computed: no grader role bound",
         },
     )
+
+
+def _solver_identity(solver: Solver | None) -> tuple[str, dict[str, Any]]:
+    """Registry name and arguments (defaults included) of the solver the task is built with."""
+    built = solver or parser()
+    try:
+        name = registry_info(built).name
+    except ValueError:
+        return "unregistered", {}
+    return name, dict(getattr(built, SOLVER_ALL_PARAMS_ATTR, {}) or {})
+
+
+def _load_questions(data: str | None, lang: str, revision: str | None) -> Any:
+    try:
+        return load_koblex(data, lang, revision)
+    except (DataError, HubUnavailableError) as exc:
+        raise SetupError(f"KoBLEX: {exc}") from exc
+
+
+def _build_retriever(settings: RetrieverSettings) -> Any:
+    """The process-wide retriever for the task's settings (the solvers reuse it): corpus loaded and indexed."""
+    try:
+        return get_retriever(settings)
+    except (DataError, HubUnavailableError) as exc:
+        raise SetupError(f"KoBLEX: {exc}") from exc
+
+
+def _corpus_record(retriever: Any, solver_name: str) -> dict[str, Any]:
+    """Source, size, fingerprint and completeness of the statute pool this run retrieves from."""
+    if retriever is None:
+        return {"kind": f"not loaded: {solver_name} retrieves nothing"}
+    described = dict(retriever.corpus.describe())
+    full = KOBLEX.full_corpus_size
+    described["status"] = "partial" if full is not None and int(described["size"]) < full else "full"
+    described["full_size"] = full
+    return described

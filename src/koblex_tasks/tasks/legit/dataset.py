@@ -16,7 +16,6 @@ from inspect_ai.dataset import MemoryDataset, Sample
 
 from koblex_tasks.corpus.cache import cache_root, file_sha256
 from koblex_tasks.errors import DataError
-from koblex_tasks.jsonl import read_jsonl
 from koblex_tasks.tasks.legit.issues import (
     DIFFICULTIES,
     ROOT_ID,
@@ -26,6 +25,7 @@ from koblex_tasks.tasks.legit.issues import (
     issue_path,
     parent_id,
 )
+from koblex_tasks.tasks.legit.rows import read_by_doc
 from koblex_tasks.tasks.legit.spec import LEGIT
 
 LEGIT_REPO = "jinulee-v/LEGIT"
@@ -170,20 +170,11 @@ def validate_record(obj: dict[str, Any], where: str, line: int) -> LegitRecord:
 
 
 def read_legit_file(path: str | Path) -> list[LegitRecord]:
-    where = str(path)
-    records: list[LegitRecord] = []
-    first_line: dict[str, int] = {}
-    for line, obj in read_jsonl(path):
+    def parse(obj: dict[str, Any], where: str, line: int) -> tuple[str, LegitRecord]:
         record = validate_record(obj, where, line)
-        if record.doc_id in first_line:
-            raise DataError(
-                where, line, f"duplicate doc_id {record.doc_id!r} (first on line {first_line[record.doc_id]})"
-            )
-        first_line[record.doc_id] = line
-        records.append(record)
-    if not records:
-        raise DataError(where, None, "no records")
-    return records
+        return record.doc_id, record
+
+    return [record for _, record in read_by_doc(path, parse, "records").values()]
 
 
 # ----------------------------------------------------------------------------------------------------------

@@ -1,31 +1,29 @@
 """LEGIT response files (`{"doc_id", "response"}` per line, as the release's `results/reasoning_tasks_<model>.jsonl`)."""
 
 from pathlib import Path
+from typing import Any
 
 from koblex_tasks.errors import DataError
-from koblex_tasks.jsonl import read_jsonl
+from koblex_tasks.tasks.legit.rows import read_by_doc
 
 RELEASE_PREFIX = "reasoning_tasks_"
 
 
+def response_fields(obj: dict[str, Any], where: str, line: int) -> tuple[str, str]:
+    """(doc_id, response) of one released row, both checked (every LEGIT release file has them)."""
+    doc_id, response = obj.get("doc_id"), obj.get("response")
+    if not isinstance(doc_id, str) or not doc_id:
+        raise DataError(where, line, "missing non-empty string field 'doc_id'")
+    if not isinstance(response, str):
+        raise DataError(where, line, f"field 'response' must be a string (doc {doc_id!r})")
+    return doc_id, response
+
+
 def load_responses(path: str | Path) -> dict[str, str]:
     """doc_id -> response, strictly: each line needs string `doc_id` and `response`, doc_ids are unique."""
-    where = str(path)
-    out: dict[str, str] = {}
-    lines: dict[str, int] = {}
-    for line, obj in read_jsonl(path):
-        doc_id, response = obj.get("doc_id"), obj.get("response")
-        if not isinstance(doc_id, str) or not doc_id:
-            raise DataError(where, line, "missing non-empty string field 'doc_id'")
-        if not isinstance(response, str):
-            raise DataError(where, line, f"field 'response' must be a string (doc {doc_id!r})")
-        if doc_id in out:
-            raise DataError(where, line, f"duplicate doc_id {doc_id!r} (first on line {lines[doc_id]})")
-        out[doc_id] = response
-        lines[doc_id] = line
-    if not out:
-        raise DataError(where, None, "no responses")
-    return out
+
+    rows = read_by_doc(path, response_fields, "responses")
+    return {doc_id: response for doc_id, (_, response) in rows.items()}
 
 
 def infer_model_name(path: str | Path) -> str:

@@ -42,12 +42,18 @@ LEGIT = register_benchmark(
         ),
         headline=("legit_score", "final_order", "coverage", "correctness"),
         ranking="legit_score",
-        variants={"rule": "rule"},
+        # the rubric's rule, and whether the released scripts' arithmetic (bugs included) was used
+        variants={"rule": "rule", "official_script": "official script arithmetic"},
         subset_args=("difficulty", "doc_ids"),
-        filter_args=("responses",),
-        replay_solvers=("koblex_tasks/legit_replay",),
+        filter_args=("responses", "verdicts"),
+        replay_solvers=("koblex_tasks/legit_replay", "koblex_tasks/legit_verdicts"),
         full_corpus_size=None,  # scores do not depend on a statute corpus (legit_rag is an extra)
-        paper_protocol={"solver": "legit_predict", "rule": "paper", "judge": "gpt-4.1 / open judges"},
+        paper_protocol={
+            "solver": "legit_predict",
+            "rule": "paper",
+            "official_script": False,
+            "judge": "gpt-4.1 / open judges",
+        },
         # The 300-record test split's SHA-256 could not be computed here (no network); see tasks/legit/dataset.py.
         dataset_fingerprints={},
         official_size=300,

@@ -1,0 +1,278 @@
+"""`koblex grid <benchmark>` and `koblex grid report DIR`: the paper's method grid in one resumable command.
+
+`koblex grid koblex --model M [--model M2 ...]` runs every method of the benchmark's table (or `--methods`)
+for each model through one Inspect eval set: re-running the same command finishes only what is missing, tasks
+run in parallel up to `--max-tasks`, each run is an ordinary log. At the end, and with `koblex grid report
+DIR` from any log directory, it prints the paper-style table with the paper's released run beside each row
+and a paired verdict, and writes it as Markdown and HTML. Options mirror `inspect eval` (`-T`, `-M`,
+`--model-role`, `--limit`, `--max-connections`, `--max-tasks`); `-S METHOD.NAME=VALUE` sets one method's
+solver argument.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import click
+
+from koblex_tasks.cli._base import EXIT_FAILED, EXIT_OK, CommandError, KoblexCommand, KoblexGroup, argument
+from koblex_tasks.grid.compare import Settings
+from koblex_tasks.grid.methods import MethodGrid
+from koblex_tasks.grid.plan import grid_for, plan_grid, select_methods, solver_overrides
+from koblex_tasks.spec import BenchmarkSpec
+from koblex_tasks.tasks import benchmark_specs
+
+__all__ = ["grid", "parse_pairs"]
+
+DISPLAYS = ("full", "rich", "plain", "log", "none")
+Handler = Callable[..., int | None]
+
+
+def _yaml_pairs(pairs: Sequence[str]) -> dict[str, Any]:
+    """The fallback parser: YAML values, `a,b` is a list (what Inspect does)."""
+    import yaml
+
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        key, _, raw = pair.partition("=")
+        value = yaml.safe_load(raw)
+        if isinstance(value, str) and "," in value:
+            value = value.split(",")
+        out[key.replace("-", "_")] = value
+    return out
+
+
+def parse_pairs(pairs: Sequence[str], option: str) -> dict[str, Any]:
+    """`NAME=VALUE` pairs parsed exactly as `inspect eval -T` parses them.
+
+    Inspect's parser is private (`inspect_ai._util.config.parse_cli_args`): it is used when present, with
+    an equivalent YAML fallback, and only here.
+    """
+    bad = [p for p in pairs if "=" not in p or not p.partition("=")[0]]
+    if bad:
+        raise click.UsageError(f"{option} {bad[0]!r}: expected NAME=VALUE")
+    try:
+        from inspect_ai._util.config import parse_cli_args
+    except ImportError:  # pragma: no cover - the private module moved
+        return _yaml_pairs(pairs)
+    return dict(parse_cli_args(tuple(pairs)))
+
+
+def model_roles(pairs: Sequence[str]) -> dict[str, str | list[str]]:
+    roles = parse_pairs(pairs, "--model-role")
+    for role, value in roles.items():
+        ok = isinstance(value, str) or (isinstance(value, list) and all(isinstance(v, str) for v in value))
+        if not ok:
+            raise click.UsageError(f"--model-role {role}=...: give a model name, e.g. {role}=openai/gpt-4o")
+    return roles
+
+
+def split_names(values: Sequence[str]) -> list[str]:
+    """`--model a,b --model c` -> [a, b, c] (Inspect accepts comma-separated models too)."""
+    return [name.strip() for value in values for name in value.split(",") if name.strip()]
+
+
+def report_options(handler: Handler) -> Handler:
+    """The options every command that prints a report takes."""
+    options = [
+        click.option(
+            "--released",
+            default=None,
+            metavar="DIR",
+            help="folder with the paper's released files (default: download once from the pinned commit)",
+        ),
+        click.option("--no-released", is_flag=True, help="do not compare with the paper's released runs"),
+        click.option("--out", default=None, metavar="DIR", help="where grid-<benchmark>.md/.html go (default: the log dir)"),
+        click.option("--submit", default=None, metavar="DB", help="also store the runs in this leaderboard database"),
+        click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05, show_default=True, help="significance level after Holm"),
+        click.option("--resamples", type=click.IntRange(min=1), default=10_000, show_default=True, help="bootstrap resamples / sign flips"),
+        click.option("--seed", type=int, default=0, show_default=True, help="seed of resamples and sign flips"),
+    ]
+    return functools.reduce(lambda f, option: option(f), reversed(options), handler)
+
+
+def run_options(handler: Handler) -> Handler:
+    """The options of a grid run (as in `inspect eval` where both have them)."""
+    options = [
+        click.option("--model", "models", multiple=True, required=True, help="model to evaluate (repeat, or comma-separate, for several)"),
+        click.option("--methods", multiple=True, help="comma-separated methods (default: every method of the paper's table)"),
+        click.option("--model-role", "roles", multiple=True, metavar="ROLE=MODEL", help="model role, e.g. grader=openai/gpt-4o"),
+        click.option("-T", "task_args", multiple=True, metavar="NAME=VALUE", help="task argument for every run"),
+        click.option("-S", "solver_args", multiple=True, metavar="METHOD.NAME=VALUE", help="solver argument for one method's runs, e.g. -S flare.threshold=-0.5"),
+        click.option("-M", "model_args", multiple=True, metavar="NAME=VALUE", help="model argument for every model"),
+        click.option("--limit", type=click.IntRange(min=1), default=None, help="only the first N samples of each run"),
+        click.option("--log-dir", default=None, help="the grid's log directory (default: logs/grid-<benchmark>)"),
+        click.option("--max-tasks", type=click.IntRange(min=1), default=None, help="runs in parallel (Inspect's default: max(models, 10))"),
+        click.option("--max-connections", type=click.IntRange(min=1), default=None, help="concurrent requests per model"),
+        click.option("--max-samples", type=click.IntRange(min=1), default=None, help="concurrent samples per run"),
+        click.option("--retry-attempts", type=click.IntRange(min=0), default=0, show_default=True, help="task retries within this command (re-running the command also resumes)"),
+        click.option("--display", type=click.Choice(DISPLAYS), default=None, help="Inspect's display"),
+        click.option("--dry-run", is_flag=True, help="print the runs and their arguments, run nothing"),
+    ]
+    return functools.reduce(lambda f, option: option(f), reversed(options), handler)
+
+
+def _needs_judge(spec: BenchmarkSpec) -> bool:
+    return any(s.judge and s.required for s in spec.scorers)
+
+
+def _check_judge(spec: BenchmarkSpec, roles: dict[str, Any]) -> bool:
+    """Whether a judge is bound; a benchmark that cannot be scored without one refuses before any call."""
+    bound = spec.judge_role in roles
+    if not bound and _needs_judge(spec):
+        raise click.UsageError(
+            f"{spec.title} can only be scored by a judge: pass --model-role {spec.judge_role}=<model>"
+        )
+    return bound
+
+
+def _report(
+    spec: BenchmarkSpec,
+    method_grid: MethodGrid | None,
+    paths: Sequence[str],
+    log_dir: str,
+    opts: dict[str, Any],
+) -> int:
+    """Print the report of `paths`, write its files, submit if asked; returns 1 when a submission failed."""
+    from koblex_tasks.grid.logs import read_records
+    from koblex_tasks.grid.page import html_page
+    from koblex_tasks.grid.released import ReleasedFiles
+    from koblex_tasks.grid.render import console, markdown, print_report
+    from koblex_tasks.grid.report import build_report
+
+    files = None
+    if method_grid is not None and method_grid.released is not None and not opts["no_released"]:
+        local = Path(opts["released"]) if opts["released"] else None
+        if local is not None and not local.is_dir():
+            raise CommandError(f"--released {local}: not a directory")
+        files = ReleasedFiles(method_grid.released, local)
+    settings = Settings(n_resamples=opts["resamples"], seed=opts["seed"], alpha=opts["alpha"])
+    report = build_report(spec, method_grid, read_records(paths), log_dir, files, settings)
+    print_report(report, console())
+    if files is not None and files.offline:
+        click.echo(f"warning: {files.offline}", err=True)
+    out = Path(opts["out"] or log_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    md, html = out / f"grid-{spec.name}.md", out / f"grid-{spec.name}.html"
+    md.write_text(markdown(report), encoding="utf-8")
+    html.write_text(html_page(report), encoding="utf-8")
+    click.echo(f"wrote {md} and {html}")
+    if opts["submit"]:
+        from koblex_tasks.grid.submit import submit_logs
+
+        submitted = submit_logs(opts["submit"], [r.record.path for r in report.rows])
+        for line in submitted.lines:
+            click.echo(line)
+        if submitted.rejected:
+            return EXIT_FAILED
+    return EXIT_OK
+
+
+def _run(spec: BenchmarkSpec, method_grid: MethodGrid, opts: dict[str, Any]) -> int:
+    from koblex_tasks.grid.build import build_tasks
+    from koblex_tasks.grid.logs import log_path
+    from koblex_tasks.grid.progress import summary_line
+    from koblex_tasks.grid.run import run_grid
+
+    models = split_names(opts["models"])
+    methods = select_methods(method_grid, split_names(opts["methods"]))
+    roles = model_roles(opts["roles"])
+    overrides = solver_overrides(method_grid, parse_pairs(opts["solver_args"], "-S"))
+    runs = plan_grid(method_grid, models, methods, parse_pairs(opts["task_args"], "-T"), overrides)
+    for model in models:
+        if not any(r.family for r in runs if r.model == model) and method_grid.families:
+            known = ", ".join(f.label for f in method_grid.families)
+            click.echo(f"note: {model} is not a model family of the paper ({known}): solver defaults, no released run")
+    if opts["dry_run"]:
+        for run in runs:
+            click.echo(run.describe())
+        return EXIT_OK
+    judge = _check_judge(spec, roles)
+    log_dir = opts["log_dir"] or str(Path("logs") / f"grid-{spec.name}")
+    tasks = build_tasks(spec, method_grid, runs, judge)
+    outcome = run_grid(
+        spec,
+        tasks,
+        log_dir,
+        model_roles=roles,
+        limit=opts["limit"],
+        max_tasks=opts["max_tasks"],
+        retry_attempts=opts["retry_attempts"],
+        display=opts["display"],
+        model_args=parse_pairs(opts["model_args"], "-M"),
+        max_connections=opts["max_connections"],
+        max_samples=opts["max_samples"],
+    )
+    for log in outcome.reused:
+        click.echo(f"reused: {summary_line(log, spec)}")
+    code = _report(spec, method_grid, [log_path(log.location) for log in outcome.logs], log_dir, opts)
+    if outcome.failed:
+        click.echo(
+            f"{len(outcome.failed)} of {len(outcome.logs)} runs did not finish: re-run the same command to "
+            "resume them (finished runs are kept)",
+            err=True,
+        )
+        return EXIT_FAILED
+    return code
+
+
+def benchmark_command(spec: BenchmarkSpec, method_grid: MethodGrid) -> click.Command:
+    """`koblex grid <benchmark>` for one benchmark with a declared grid."""
+    methods = ", ".join(m.key for m in method_grid.methods)
+
+    @click.command(
+        spec.name,
+        cls=KoblexCommand,
+        short_help=f"Run {method_grid.table} for each --model, resumably; report beside the paper.",
+        help=f"Run {method_grid.table} (methods: {methods}) for each --model through one resumable "
+        "Inspect eval set, then print the table beside the paper's released runs.",
+    )
+    @run_options
+    @report_options
+    def command(**opts: Any) -> int:
+        from koblex_tasks.grid.quiet import said_once
+
+        with said_once():
+            return _run(spec, method_grid, opts)
+
+    return command
+
+
+@click.group(cls=KoblexGroup, short_help="Run the paper's method grid resumably; report it beside the paper's runs.")
+def grid() -> None:
+    """Run a benchmark's method grid (`koblex grid koblex --model ...`) or report a log directory."""
+
+
+for _spec in benchmark_specs():
+    _grid = grid_for(_spec)
+    if _grid is not None:
+        grid.add_command(benchmark_command(_spec, _grid))
+
+
+@grid.command("report", cls=KoblexCommand)
+@argument("log_dir", metavar="DIR", help="a log directory (e.g. a grid's --log-dir)")
+@report_options
+def report(log_dir: str, **opts: Any) -> int:
+    """The paper-style table of the logs in DIR, beside the paper's released runs."""
+    from koblex_tasks.grid.logs import log_locations, read_records
+    from koblex_tasks.grid.report import own_runs
+
+    if not Path(log_dir).is_dir():
+        raise CommandError(f"{log_dir}: not a directory")
+    paths = log_locations(log_dir)
+    records = read_records(paths)
+    from koblex_tasks.grid.quiet import said_once
+
+    code = EXIT_OK
+    reported = 0
+    for spec in benchmark_specs():
+        if own_runs(records, spec):
+            reported += 1
+            with said_once():
+                code = max(code, _report(spec, grid_for(spec), paths, log_dir, opts))
+    if not reported:
+        raise CommandError(f"{log_dir}: no eval log of a benchmark task ({len(paths)} logs found)")
+    return code

@@ -1,0 +1,16 @@
+"""The paper's experiment grid in one resumable command: every method of a benchmark's table x every model.
+
+The grid of a benchmark is plain data in `tasks/<benchmark>/methods.py` (a :class:`methods.MethodGrid`:
+methods with their solver and the paper's arguments, model families with their per-family arguments, where the
+paper's released runs are). By concern:
+
+- ``methods``: the data types (imported by the benchmarks' `methods.py`, so this package's `__init__` imports
+  nothing).
+- ``plan``: which runs a command line asks for (model family matching, solver and task arguments per run).
+- ``build``: those runs as Inspect tasks; ``run``: one `eval_set` over all of them (resumable, parallel);
+  ``progress``: a line per finished run.
+- ``logs``: what a log directory holds (one record per run, per-sample scores); ``released`` the paper's
+  released files (local folder or pinned download, SHA-256 trust-on-first-use); ``compare`` the replayed
+  released runs and the paired tests; ``report`` the table's data; ``render`` terminal and Markdown,
+  ``page`` HTML; ``submit`` the leaderboard.
+"""

@@ -1,0 +1,164 @@
+"""A user's run against the paper's released run of the same method and model family, item by item.
+
+The released file is replayed through the benchmark's task (an ordinary log, model `replay/<family>`, in
+`<log dir>/released/`, reused by later reports) with the user's data and scoring arguments, so both logs
+score the same items the same way. Per metric, paired on sample ids both logs scored: the bootstrap CI of
+the difference (yours - released), a sign-flip permutation test (McNemar for 0/1 metrics), then Holm over
+every test of the report. "consistent" means no metric differs after Holm, not that the runs are equal.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from koblex_tasks import stats
+from koblex_tasks.grid.logs import RunRecord, log_locations, log_path, read_records
+from koblex_tasks.grid.methods import ReleasedRuns
+from koblex_tasks.spec import ValueSpec
+
+REPLAY_SUBDIR = "released"
+
+
+@dataclass(frozen=True)
+class Settings:
+    n_resamples: int = stats.DEFAULT_RESAMPLES
+    seed: int = stats.DEFAULT_SEED
+    alpha: float = 0.05
+
+
+@dataclass(frozen=True)
+class MetricTest:
+    """One metric of one (user run, released run) pair; differences are yours - released, stored scale."""
+
+    key: str
+    label: str
+    scale: float
+    n_shared: int
+    mean_a: float | None
+    mean_b: float | None
+    difference: float | None
+    ci_low: float | None
+    ci_high: float | None
+    test: str
+    p_value: float | None
+    p_holm: float | None = None
+    significant: bool = False
+    reason: str | None = None
+
+
+def aligned(a: Mapping[str, float], b: Mapping[str, float]) -> tuple[list[float], list[float]]:
+    """Both runs' values over the union of their sample ids (sorted), NaN where a run has no value."""
+    ids = sorted(set(a) | set(b))
+    return [a.get(i, math.nan) for i in ids], [b.get(i, math.nan) for i in ids]
+
+
+def paired_test(
+    a: Mapping[str, float], b: Mapping[str, float], value: ValueSpec, settings: Settings, n_permutations: int
+) -> MetricTest:
+    """CI of the difference and the paired test of one metric, on the items both runs scored."""
+    x, y = aligned(a, b)
+    diff = stats.paired_bootstrap(x, y, settings.n_resamples, seed=settings.seed)
+    test = (
+        stats.mcnemar(x, y)
+        if value.kind == "binary"
+        else stats.paired_permutation_test(x, y, n_permutations, seed=settings.seed)
+    )
+    name = test.test if test.method is None else f"{test.test} ({test.method})"
+    return MetricTest(
+        key=value.key,
+        label=value.label,
+        scale=value.scale,
+        n_shared=diff.n_shared,
+        mean_a=diff.mean_a,
+        mean_b=diff.mean_b,
+        difference=diff.difference,
+        ci_low=diff.ci_low,
+        ci_high=diff.ci_high,
+        test=name,
+        p_value=test.p_value,
+        reason=diff.reason or (test.reason if test.p_value is None else None),
+    )
+
+
+def holm(tests: Sequence[MetricTest], alpha: float) -> list[MetricTest]:
+    """Holm's adjustment over every test with a p-value (the others are returned unchanged)."""
+    tested = [k for k, t in enumerate(tests) if t.p_value is not None]
+    out = list(tests)
+    if tested:
+        adjustment = stats.holm_bonferroni([tests[k].p_value or 0.0 for k in tested], alpha)
+        for k, p, reject in zip(tested, adjustment.adjusted, adjustment.reject, strict=True):
+            out[k] = replace(tests[k], p_holm=p, significant=reject)
+    return out
+
+
+def verdict(tests: Sequence[MetricTest]) -> str:
+    """`reproduction consistent (n=226)`, `differs: Provision F1 -3.21 (p = 0.004)`, or why untested."""
+    differing = [t for t in tests if t.significant]
+    if differing:
+        parts = [
+            f"{t.label} {(t.difference or 0.0) * t.scale:+.2f} (p = {t.p_holm:.3g})" for t in differing
+        ]
+        return "differs: " + "; ".join(parts)
+    tested = [t for t in tests if t.p_holm is not None]
+    if not tested:
+        reasons = sorted({t.reason or "no p-value" for t in tests}) or ["no metric in common"]
+        return "not tested: " + "; ".join(reasons)
+    return f"reproduction consistent (n={max(t.n_shared for t in tested)})"
+
+
+Runner = Callable[..., Any]
+
+
+def load_runner(target: str) -> Runner:
+    """`module:function` -> the function (the grid names its benchmark's replay runner as data)."""
+    module, _, name = target.partition(":")
+    runner = getattr(importlib.import_module(module), name)
+    if not callable(runner):
+        raise TypeError(f"{target} is not callable")
+    return runner  # type: ignore[no-any-return]
+
+
+@dataclass
+class Replays:
+    """Released files replayed into `<log dir>/released/`, reusing a finished replay of the same file."""
+
+    source: ReleasedRuns
+    log_dir: Path
+    known: list[RunRecord]
+
+    @classmethod
+    def open(cls, source: ReleasedRuns, log_dir: str | Path) -> Replays:
+        directory = Path(log_dir) / REPLAY_SUBDIR
+        return cls(source, directory, [r for r in read_records(log_locations(directory)) if r.replay_file])
+
+    def shared_args(self, run: RunRecord) -> dict[str, Any]:
+        return {k: run.task_args[k] for k in self.source.shared_task_args if k in run.task_args}
+
+    def not_comparable(self, run: RunRecord) -> str | None:
+        """Why the run cannot be compared with the released runs at all (None: it can)."""
+        for name, value in self.source.requires.items():
+            if run.task_args.get(name, value) != value:
+                return f"the released runs have {name}={value}, this run {name}={run.task_args[name]}"
+        return None
+
+    def replay(self, file: Path, run: RunRecord, method: str, model_name: str) -> RunRecord:
+        """The replay of `file` with the run's shared task arguments (reused if one finished before)."""
+        shared = self.shared_args(run)
+        target = str(file.resolve())
+        for known in reversed(self.known):
+            same_file = known.replay_file is not None and log_path(known.replay_file) == target
+            same_args = all(known.task_args.get(k) == v for k, v in shared.items())
+            if same_file and same_args and known.status == "success":
+                return known
+        result = load_runner(self.source.replay)(
+            file=target, log_dir=str(self.log_dir), method=method, model_name=model_name, **shared
+        )
+        log = getattr(result, "log", result)
+        [record] = read_records([log_path(log.location)])
+        self.known.append(record)
+        return record

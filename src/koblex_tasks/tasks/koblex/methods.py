@@ -1,0 +1,99 @@
+"""KoBLEX's method grid (Table 2): every method with the paper's protocol, the model families, the released runs.
+
+Plain data (see `koblex_tasks.grid.methods`). The solvers' and the task's defaults are the paper's protocol, so
+a method lists only what differs from them: CoT + one-time retrieval's `cot`, FLARE's threshold per model group
+(the official `run_flare.sh`: GPT-4o -0.70, Qwen3 -0.60, EXAONE-3.5 -1.5), and the GPT-4o rows' chat format
+(the official OpenAI scripts send one user message; the vLLM scripts behind the Qwen3 and EXAONE rows a system
+and a user turn, the task's default).
+
+Model families are matched on the model name's last path segment, case-insensitively:
+`gpt-4o` and its dated snapshots (not `gpt-4o-mini`) -> gpt4o; `qwen3-32b*` -> qwen_32b; `qwen3-8b*` -> qwen_8b;
+`exaone-3.5-32b*` / `exaone3.5:32b*` -> exaone_32b; `exaone-3.5-7.8b*` / `exaone3.5:7.8b*` -> exaone_7.8b.
+
+Released files are `results/<method>_<family>.jsonl` of daehuikim/KoBLEX, with irregular spellings
+(`selfask_gpt4o` but `self-ask_qwen_32b`, `parser_qwen32b`); the open models' ParSeR files were released as JSONL
+at a later commit than the rest (they were `.txt` at the first).
+"""
+
+from koblex_tasks.grid.methods import MethodGrid, MethodSpec, ModelFamily, ReleasedRuns
+
+FIRST_RELEASE = "1863e1b5431d8824836331805661d8f8667c0bd7"
+PARSER_JSONL_RELEASE = "3e6507a998bc232deb388317ec0074efdfe5bce1"
+
+FAMILIES = (
+    ModelFamily(
+        "gpt4o",
+        "GPT-4o",
+        ("gpt-4o", "gpt-4o-20??-??-??"),
+        group="gpt-4o",
+        released=("gpt4o",),
+        task_args={"chat_format": "user"},
+    ),
+    ModelFamily("qwen_32b", "Qwen3-32B", ("qwen3-32b", "qwen3-32b-*"), "qwen3", ("qwen_32b", "qwen32b")),
+    ModelFamily("qwen_8b", "Qwen3-8B", ("qwen3-8b", "qwen3-8b-*"), "qwen3", ("qwen_8b", "qwen8b")),
+    ModelFamily(
+        "exaone_32b", "EXAONE-3.5-32B", ("exaone-3.5-32b*", "exaone3.5:32b*"), "exaone", ("exaone_32b",)
+    ),
+    ModelFamily(
+        "exaone_7.8b", "EXAONE-3.5-7.8B", ("exaone-3.5-7.8b*", "exaone3.5:7.8b*"), "exaone", ("exaone_7.8b",)
+    ),
+)
+
+METHODS = (
+    MethodSpec(
+        "standard_prompting", "Standard prompting", "koblex_tasks/standard_prompting", released=("sp",)
+    ),
+    MethodSpec("chain_of_thought", "CoT", "koblex_tasks/chain_of_thought", released=("cot",)),
+    MethodSpec(
+        "one_time_retrieval",
+        "One-time retrieval",
+        "koblex_tasks/one_time_retrieval",
+        released=("sp_or",),
+        note="one-time retrieval keeps the solver's fixed k; the paper retrieved as many provisions as each "
+        "item has gold ones (-S one_time_retrieval.k=gold reproduces that leak)",
+    ),
+    MethodSpec(
+        "cot_one_time_retrieval",
+        "CoT + one-time retrieval",
+        "koblex_tasks/one_time_retrieval",
+        args={"cot": True},
+        released=("cot_or",),
+    ),
+    MethodSpec("self_ask", "Self-Ask", "koblex_tasks/self_ask", released=("selfask", "self-ask")),
+    MethodSpec("ircot", "IRCoT", "koblex_tasks/ircot", released=("ircot",)),
+    MethodSpec(
+        "flare",
+        "FLARE",
+        "koblex_tasks/flare",
+        group_args={
+            "gpt-4o": {"threshold": -0.70},
+            "qwen3": {"threshold": -0.60},
+            "exaone": {"threshold": -1.5},
+        },
+        released=("flare",),
+        note="FLARE's threshold is set per model family; other models keep the solver's default",
+    ),
+    MethodSpec("probtree", "ProbTree", "koblex_tasks/probtree", released=("probtree",)),
+    MethodSpec("beamaggr", "BeamAggr", "koblex_tasks/beamaggr", released=("beamaggr",)),
+    MethodSpec("parser", "ParSeR", "koblex_tasks/parser", released=("parser",)),
+)
+
+KOBLEX_GRID = MethodGrid(
+    benchmark="koblex",
+    table="KoBLEX Table 2",
+    methods=METHODS,
+    families=FAMILIES,
+    released=ReleasedRuns(
+        repo="daehuikim/KoBLEX",
+        folder="results",
+        commit=FIRST_RELEASE,
+        commits={
+            f"parser_{family}.jsonl": PARSER_JSONL_RELEASE
+            for family in ("qwen32b", "qwen_8b", "exaone_32b", "exaone_7.8b")
+        },
+        replay="koblex_tasks.replay.koblex:run_replay",
+        shared_task_args=("data", "official"),
+        requires={"lang": "ko"},
+    ),
+    judge_arg="judge",
+)

@@ -1,0 +1,58 @@
+"""Which protocol a KoBLEX run follows: its settings compared with the spec's `paper_protocol`.
+
+The task records `"protocol": "paper"` when every setting matches, else a mapping of each differing setting to
+`{"value": <this run's>, "paper": <the paper's>}`. Settings are those of the task and of the solver it was built
+with (a `--solver` given on the command line replaces the solver after the task is built: the log's
+`eval.solver` and `eval.solver_args` say which ran, and `protocol_of` can be applied to them).
+"""
+
+from collections.abc import Mapping
+from typing import Any
+
+from koblex_tasks.tasks.koblex.spec import GENERATION, KOBLEX, PAPER_RERANKER
+
+SOLVER_SETTINGS = ("k", "l", "official_selection_bug")  # ParSeR's own protocol settings
+NOT_RUN_SETTINGS = ("judge",)  # protocol facts that are not a setting of the run (LF-Eval's grader role)
+SINGLE_MESSAGE_PROMPTS = "v1"
+# Settings where the paper ran more than one value: each chat format the spec has generation settings for
+# (system_user: the vLLM scripts' rows; user: the OpenAI scripts' GPT-4o rows) is the paper's protocol.
+PAPER_ALTERNATIVES: dict[str, tuple[Any, ...]] = {
+    "chat_format": tuple(GENERATION)
+}  # ParSeR / baseline prompt version sent as one user message
+
+
+def paper_reranker(name: str | None) -> str:
+    """The reranker a setting names, with the paper's aliases resolved ("bge", "paper" -> the model id)."""
+    return PAPER_RERANKER if name in ("bge", "paper") else str(name or "none")
+
+
+def run_settings(task: Mapping[str, Any], solver_name: str, solver_args: Mapping[str, Any]) -> dict[str, Any]:
+    """The protocol settings of a run: the task's, with the solver's overrides applied."""
+    short = solver_name.rsplit("/", 1)[-1]
+    settings: dict[str, Any] = {
+        "solver": short,
+        "tokenizer": solver_args.get("tokenizer") or task["tokenizer"],
+        "reranker": paper_reranker(solver_args.get("reranker") or task["reranker"]),
+        "retrieval": task["retrieval"],
+        "chat_format": task["chat_format"],
+        "generation": task["generation"],
+    }
+    if solver_args.get("prompt_version") == SINGLE_MESSAGE_PROMPTS:
+        settings["chat_format"] = "user"
+    if short == KOBLEX.paper_protocol["solver"]:
+        settings.update({name: solver_args[name] for name in SOLVER_SETTINGS if name in solver_args})
+    return settings
+
+
+def protocol_of(settings: Mapping[str, Any]) -> str | dict[str, dict[str, Any]]:
+    """ "paper", or each setting that differs from the paper's protocol with both values."""
+    paper = KOBLEX.paper_protocol
+    differs = {
+        name: {"value": settings[name], "paper": paper[name]}
+        for name in paper
+        if name not in NOT_RUN_SETTINGS
+        and name in settings
+        and settings[name] != paper[name]
+        and settings[name] not in PAPER_ALTERNATIVES.get(name, ())
+    }
+    return differs or "paper"

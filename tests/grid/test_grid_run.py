@@ -1,0 +1,174 @@
+"""`koblex grid koblex` end to end on the shared data: interrupted, resumed, reported beside the released runs."""
+
+import math
+from pathlib import Path
+
+import pytest
+from inspect_ai.log import read_eval_log
+
+from koblex_tasks.grid import released
+from koblex_tasks.grid.logs import cells_on, log_locations, read_records, sample_table
+from koblex_tasks.grid.report import build_report
+from koblex_tasks.scorers.metrics import metric_values
+from koblex_tasks.tasks import KOBLEX
+from koblex_tasks.tasks.koblex.methods import KOBLEX_GRID
+from tests.grid.conftest import LIMIT, ResumedGrid, koblex_cli, methods_of
+
+RELEASED_NAME = {
+    "standard_prompting": "sp_gpt4o.jsonl",
+    "one_time_retrieval": "sp_or_gpt4o.jsonl",
+    "parser": "parser_gpt4o.jsonl",
+}
+
+
+def test_interrupted_grid_resumes_only_what_is_missing(resumed_grid: ResumedGrid) -> None:
+    g = resumed_grid
+    assert g.first.code == 1, g.first.err[-2000:]
+    assert "re-run the same command to resume" in g.first.err
+    first = g.first_runs
+    assert sorted(first.values()) == [
+        ("one_time_retrieval", "success"),
+        ("parser", "error"),
+        ("standard_prompting", "success"),
+    ]
+    assert g.second.code == 0, g.second.err[-2000:]
+    finished = [name for name, (_, status) in first.items() if status == "success"]
+    for name in finished:  # finished logs untouched: same bytes, same mtime
+        assert g.after[name] == g.before[name]
+    created = sorted(set(g.after) - set(g.before))
+    assert [methods_of(g.log_dir, created)[c] for c in created] == [("parser", "success")]
+    assert set(g.before) - set(g.after) <= {n for n, (_, s) in first.items() if s == "error"}
+    assert g.second.out.count("reused: ") == 2
+    # the first command reported a line per finished run through Inspect's display
+    assert "[2/3" in g.first.out + g.first.err
+
+
+def report_of(g: ResumedGrid, released_dir: Path):  # type: ignore[no-untyped-def]
+    from koblex_tasks.grid.released import ReleasedFiles
+
+    assert KOBLEX_GRID.released is not None
+    records = read_records(log_locations(g.log_dir))
+    return build_report(KOBLEX, KOBLEX_GRID, records, g.log_dir, ReleasedFiles(KOBLEX_GRID.released, released_dir))
+
+
+def close(a: float | None, b: float | None) -> bool:
+    return (a is None and b is None) or (a is not None and b is not None and math.isclose(a, b, abs_tol=1e-12))
+
+
+def test_report_matches_the_logs(resumed_grid: ResumedGrid, shared_data: Path) -> None:
+    report = report_of(resumed_grid, shared_data / "koblex" / "released_gpt4o")
+    rows = report.rows
+    assert [r.record.method for r in rows] == ["standard_prompting", "one_time_retrieval", "parser"]
+    assert [c.key for c in report.columns] == ["provision_f1", "provision_em", "token_f1"]
+    for row in rows:
+        log = read_eval_log(row.record.path, header_only=True)
+        assert log.status == "success" and log.results is not None
+        for score in log.results.scores:
+            metrics = metric_values(score)
+            cell = row.record.cells[score.name]
+            mean = metrics["mean"]
+            assert close(cell.mean, None if math.isnan(mean) else mean)
+            assert cell.n == score.scored_samples
+            for name, value in metrics.items():
+                if name.startswith("grouped_"):
+                    assert close(row.record.strata[score.name][name.removeprefix("grouped_")], value)
+        assert row.record.samples == LIMIT
+    closed_book = rows[0].record.cells["provision_f1"]
+    assert closed_book.mean is None and closed_book.n == 0  # unscored, never a zero
+
+
+def test_released_runs_are_replayed_on_the_same_items_and_tested(
+    resumed_grid: ResumedGrid, shared_data: Path
+) -> None:
+    report = report_of(resumed_grid, shared_data / "koblex" / "released_gpt4o")
+    assert report.compared and report.family_size > 0
+    for row in report.rows:
+        assert row.released is not None and row.released.record is not None, row.released
+        assert row.released.file == RELEASED_NAME[str(row.record.method)]
+        assert row.released.n == LIMIT  # shown on the user's items
+        assert row.released.verdict.startswith(("reproduction consistent", "differs"))
+        tested = {t.key for t in row.released.tests}
+        assert "token_f1" in tested and all(t.n_shared == LIMIT for t in row.released.tests)
+        assert ("provision_f1" in tested) == (row.record.method != "standard_prompting")
+        # the replay is a full log; restricted to all of its items it gives the log's own numbers
+        table = sample_table(row.released.record.path, KOBLEX)
+        full, _ = cells_on(table, table.ids, KOBLEX)
+        for key, cell in row.released.record.cells.items():
+            if key in full:
+                assert (close(full[key].mean, cell.mean), close(full[key].low, cell.low)) == (True, True), key
+    # the paper's released ParSeR run: its published provision F1 on all items
+    parser = next(r for r in report.rows if r.record.method == "parser")
+    assert parser.released is not None and parser.released.record is not None
+    assert round(100 * (parser.released.record.cells["provision_f1"].mean or 0), 2) == 59.41
+    assert len(list((resumed_grid.log_dir / "released").glob("*.eval"))) == 3
+
+
+def test_report_command_reuses_replays_and_rewrites_the_same_table(
+    resumed_grid: ResumedGrid, shared_data: Path, tmp_path: Path
+) -> None:
+    g = resumed_grid
+    replays = sorted((g.log_dir / "released").glob("*.eval"))
+    md = (g.log_dir / "grid-koblex.md").read_text(encoding="utf-8")
+    run = koblex_cli(
+        "grid", "report", str(g.log_dir), "--released", str(shared_data / "koblex" / "released_gpt4o"),
+        "--out", str(tmp_path), "--resamples", "2000",
+    )
+    assert run.code == 0, run.err
+    assert sorted((g.log_dir / "released").glob("*.eval")) == replays
+    assert (tmp_path / "grid-koblex.md").read_text(encoding="utf-8") == md
+    for name in ("Standard prompting", "↳ paper: parser_gpt4o.jsonl", "vs paper (Holm)"):
+        assert name in run.out
+    html = (tmp_path / "grid-koblex.html").read_text(encoding="utf-8")
+    strata = report_of(g, shared_data / "koblex" / "released_gpt4o").strata
+    assert html.count('<svg class="fp fp-') == 1 + len(strata) >= 2  # provision F1 overall + per hop count
+    assert "flaky/gpt-4o" in html and "parser_gpt4o.jsonl" in html
+
+
+def test_report_offline_says_how_to_pass_the_files(
+    resumed_grid: ResumedGrid, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import urllib.error
+
+    def offline(url: str, target: Path) -> bool:
+        raise urllib.error.URLError("Name or service not known")
+
+    monkeypatch.setattr(released, "_fetch", offline)
+    run = koblex_cli("grid", "report", str(resumed_grid.log_dir), "--out", str(tmp_path))
+    assert run.code == 0, run.err
+    warnings = [line for line in run.err.splitlines() if line.startswith("warning:")]
+    assert len(warnings) == 1 and "--released DIR" in warnings[0]
+    assert "released runs unavailable" in (tmp_path / "grid-koblex.md").read_text(encoding="utf-8")
+
+
+def test_submit_to_a_leaderboard_twice_is_harmless(resumed_grid: ResumedGrid, tmp_path: Path) -> None:
+    from koblex_tasks.leaderboard.store import Store
+
+    db = tmp_path / "board.sqlite"
+    argv = ["grid", "report", str(resumed_grid.log_dir), "--no-released", "--out", str(tmp_path), "--submit", str(db)]
+    first = koblex_cli(*argv)
+    assert first.code == 0, first.err
+    assert first.out.count("stored run #") == 3
+    with Store(db) as store:
+        assert sorted(r.name for r in store.runs()) == [
+            "flaky/gpt-4o · one_time_retrieval",
+            "flaky/gpt-4o · parser",
+            "flaky/gpt-4o · standard_prompting",
+        ]
+    again = koblex_cli(*argv)
+    assert again.code == 0 and again.out.count("already stored") == 3
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["grid", "koblex", "--model", "koblexmock/m", "--methods", "nope"], "has no method 'nope'"),
+        (["grid", "koblex", "--model", "koblexmock/m", "-S", "k=3"], "name the method"),
+        (["grid", "koblex", "--model", "koblexmock/m", "-T", "data=/nonexistent.jsonl"], "not found"),
+        (["grid", "report", "/nonexistent-dir"], "not a directory"),
+    ],
+)
+def test_bad_input_is_one_error_line(argv: list[str], message: str) -> None:
+    run = koblex_cli(*argv)
+    assert run.code == 2
+    lines = run.err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("koblex grid ") and message in lines[0], run.err

@@ -1,0 +1,227 @@
+"""The KoBLEX task at build time: the paper's protocol by default, one-line errors before any model call,
+the corpus and protocol recorded in the eval metadata, chat formats and per-stage limits as the official
+scripts send them."""
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from inspect_ai import eval as inspect_eval
+from inspect_ai.model import ChatMessage, ChatMessageSystem, GenerateConfig, ModelOutput, get_model
+
+from koblex_tasks import hub
+from koblex_tasks.hub import HubUnavailableError, load_hub_rows
+from koblex_tasks.prompts import load_prompt
+from koblex_tasks.providers.koblexmock import scripted_reply, usage_for
+from koblex_tasks.solvers import parser, standard_prompting
+from koblex_tasks.tasks.koblex import checks
+from koblex_tasks.tasks.koblex.checks import SetupError
+from koblex_tasks.tasks.koblex.protocol import protocol_of, run_settings
+from koblex_tasks.tasks.koblex.spec import GENERATION, KOBLEX, PAPER_RERANKER
+from koblex_tasks.tasks.koblex.task import koblex
+
+PAPER_TASK = {
+    "tokenizer": "official",
+    "reranker": PAPER_RERANKER,
+    "retrieval": "bm25",
+    "chat_format": "system_user",
+    "generation": GENERATION,
+}
+
+
+def test_the_defaults_are_the_papers_protocol(
+    tiny_questions: Path, tiny_corpus: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(checks, "weights_cached", lambda model_id: model_id == PAPER_RERANKER)
+    task = koblex(data=str(tiny_questions), corpus=str(tiny_corpus))  # no reranker weights are loaded here
+    meta = task.metadata or {}
+    assert meta["protocol"] == "paper"
+    assert meta["retrieval"]["tokenizer"] == "official" and meta["retrieval"]["reranker"] == PAPER_RERANKER
+    assert meta["generation"]["chat_format"] == "system_user"
+    assert meta["generation"]["max_tokens"] == {"provisions": 4000, "selection": 2048, "answer": 4000}
+    assert task.config.temperature == 0.0 and task.config.top_p == 0.9 and task.config.max_tokens is None
+    assert KOBLEX.paper_protocol["k"] == 100 and KOBLEX.paper_protocol["l"] == 10
+
+
+def test_every_difference_is_listed_with_the_papers_value(tiny_questions: Path, tiny_corpus: Path) -> None:
+    task = koblex(
+        data=str(tiny_questions),
+        corpus=str(tiny_corpus),
+        reranker="none",
+        tokenizer="kiwi",
+        solver=parser(k=5, official_selection_bug=True),
+    )
+    assert (task.metadata or {})["protocol"] == {
+        "reranker": {"value": "none", "paper": PAPER_RERANKER},
+        "tokenizer": {"value": "kiwi", "paper": "official"},
+        "k": {"value": 5, "paper": 100},
+        "official_selection_bug": {"value": True, "paper": False},
+    }
+    openai = run_settings({**PAPER_TASK, "chat_format": "user"}, "koblex_tasks/parser", {})
+    assert protocol_of(openai) == "paper"  # the OpenAI scripts' format is the paper's too (GPT-4o rows)
+    assert protocol_of(run_settings(PAPER_TASK, "koblex_tasks/parser", {"prompt_version": "v1"})) == "paper"
+    assert protocol_of(run_settings(PAPER_TASK, "koblex_tasks/ircot", {"reranker": "none"}))["solver"] == {
+        "value": "ircot",
+        "paper": "parser",
+    }
+
+
+def test_corpus_and_retriever_are_recorded_at_build(tiny_questions: Path, tiny_corpus: Path) -> None:
+    meta = koblex(data=str(tiny_questions), corpus=str(tiny_corpus), reranker="none").metadata or {}
+    corpus = meta["corpus"]
+    assert corpus["source"] == str(tiny_corpus) and corpus["size"] == 5 and len(corpus["fingerprint"]) == 64
+    assert corpus["partial"] is True and corpus["status"] == "partial"
+    assert corpus["full_size"] == KOBLEX.full_corpus_size
+    assert meta["retriever"]["corpus"]["fingerprint"] == corpus["fingerprint"]
+    assert meta["retriever"]["tokenizer"]["name"] == "official"
+    closed = koblex(data=str(tiny_questions), solver=standard_prompting()).metadata or {}
+    assert closed["corpus"] == {"kind": "not loaded: koblex_tasks/standard_prompting retrieves nothing"}
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ({"tokenizer": "kiwii"}, "tokenizer='kiwii' is not one of kiwi, official (did you mean 'kiwi'?)"),
+        ({"retrieval": "bm52"}, "did you mean 'bm25'?"),
+        ({"chat_format": "system"}, "did you mean 'system_user'?"),
+        ({"reranker": "bgee"}, "unknown reranker 'bgee' (did you mean 'bge'?)"),
+        ({"hop": 1}, "unknown task argument -T hop (did you mean 'hops'?)"),
+        ({"hops": 4}, "no question has 4 gold provisions (hop counts present: 1, 2)"),
+        ({"corpus": "nope/statutes.jsonl"}, "-T corpus=nope/statutes.jsonl: statute corpus file not found"),
+        ({"data": "nope/q.jsonl"}, "-T data=nope/q.jsonl: questions file not found"),
+    ],
+)
+def test_bad_arguments_fail_at_build_with_one_line(
+    tiny_questions: Path, tiny_corpus: Path, args: dict, message: str
+) -> None:
+    base = {"data": str(tiny_questions), "corpus": str(tiny_corpus), "reranker": "none"}
+    with pytest.raises(SetupError) as err:
+        koblex(**{**base, **args})
+    assert message in str(err.value) and "\n" not in str(err.value)
+
+
+def test_missing_reranker_fails_in_seconds_naming_install_and_opt_out(
+    tiny_questions: Path, tiny_corpus: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    start = time.perf_counter()
+    with pytest.raises(SetupError) as err:
+        koblex(data=str(tiny_questions), corpus=str(tiny_corpus))
+    assert time.perf_counter() - start < 10
+    text = str(err.value)
+    assert "not in the local Hugging Face cache and HF_HUB_OFFLINE is set" in text
+    assert "-T reranker=none" in text and "\n" not in text
+    monkeypatch.setattr(checks.importlib.util, "find_spec", lambda name: None)  # the rerank extra is absent
+    with pytest.raises(SetupError) as err:
+        koblex(data=str(tiny_questions), corpus=str(tiny_corpus), reranker="bge")
+    assert "pip install 'koblex-tasks[rerank]'" in str(err.value) and "-T reranker=none" in str(err.value)
+
+
+def test_offline_hub_fails_fast_with_the_tools_flag(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    start = time.perf_counter()
+    with pytest.raises(SetupError) as err:
+        koblex(reranker="none")
+    assert time.perf_counter() - start < 10
+    assert "HF_HUB_OFFLINE is set" in str(err.value) and "-T data=PATH" in str(err.value)
+    # no flag but no network: reported at once, with the caller's own hint
+    monkeypatch.delenv("HF_HUB_OFFLINE")
+    monkeypatch.delenv("HF_DATASETS_OFFLINE", raising=False)
+    monkeypatch.setattr(hub, "_unreachable", lambda host, port, timeout: f"{host} is unreachable (test)")
+    with pytest.raises(HubUnavailableError) as hub_err:
+        load_hub_rows("JihyungL/KoBLEX-koblex", "test", None, hint="pass --data PATH")
+    assert "huggingface.co is unreachable (test); pass --data PATH" in str(hub_err.value)
+
+
+def test_the_inspect_cli_prints_the_one_line(tiny_questions: Path, tiny_corpus: Path, tmp_path: Path) -> None:
+    cmd = [sys.executable, "-m", "inspect_ai", "eval", "koblex_tasks/koblex", "--model", "koblexmock/m"]
+    args = ["-T", f"data={tiny_questions}", "-T", f"corpus={tiny_corpus}", "-T", "tokenizer=kiwii"]
+    proc = subprocess.run(
+        [*cmd, *args, "--log-dir", str(tmp_path)],  # (--display none silences the message)
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode != 0
+    output = (proc.stdout + proc.stderr).strip()
+    assert "did you mean 'kiwi'?" in output and "Traceback" not in output
+    assert len(output.splitlines()) <= 3, output
+
+
+class Recorder:
+    """A scripted model that keeps each call's messages and generate config."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[list[ChatMessage], GenerateConfig]] = []
+
+    def __call__(self, messages, tools, tool_choice, config: GenerateConfig) -> ModelOutput:
+        self.calls.append((list(messages), config))
+        prompt = "\n\n".join(m.text for m in messages)
+        reply = scripted_reply(prompt)
+        if "Answer must be a list" in prompt:
+            reply = '["형법 (강도상해) 강도가 사람을 상해하거나"]'
+        out = ModelOutput.from_content(model="m", content=reply)
+        out.usage = usage_for(prompt, reply)
+        return out
+
+    def by_stage(self) -> dict[str, list[tuple[list[ChatMessage], GenerateConfig]]]:
+        stages: dict[str, list] = {"provisions": [], "selection": [], "answer": []}
+        for messages, config in self.calls:
+            text = "\n".join(m.text for m in messages)
+            stage = (
+                "provisions"
+                if "Answer must be a list" in text
+                else "selection"
+                if "candidate passages" in text
+                else "answer"
+            )
+            stages[stage].append((messages, config))
+        return stages
+
+
+def run_parser(questions: Path, corpus: Path, tmp_path: Path, **eval_args) -> Recorder:
+    recorder = Recorder()
+    chat_format = eval_args.pop("chat_format", "system_user")
+    task = koblex(data=str(questions), corpus=str(corpus), reranker="none", chat_format=chat_format)
+    [log] = inspect_eval(
+        task,
+        model=get_model("mockllm/model", custom_outputs=recorder),
+        log_dir=str(tmp_path),
+        display="none",
+        **eval_args,
+    )
+    assert log.status == "success", log.error
+    return recorder
+
+
+def test_system_user_format_and_stage_limits(tiny_questions: Path, tiny_corpus: Path, tmp_path: Path) -> None:
+    stages = run_parser(tiny_questions, tiny_corpus, tmp_path).by_stage()
+    expected = {"provisions": 4000, "selection": 2048, "answer": 4000}
+    for stage, calls in stages.items():
+        assert calls, stage
+        for messages, config in calls:
+            assert [m.role for m in messages] == ["system", "user"]
+            assert config.max_tokens == expected[stage] and config.temperature == 0.0 and config.top_p == 0.9
+    system = stages["provisions"][0][0][0]
+    assert isinstance(system, ChatMessageSystem)
+    assert system.text == load_prompt("koblex/parser_provisions_system").text
+
+
+def test_user_format_is_the_openai_scripts_single_message(
+    tiny_questions: Path, tiny_corpus: Path, tmp_path: Path
+) -> None:
+    stages = run_parser(tiny_questions, tiny_corpus, tmp_path, chat_format="user").by_stage()
+    single = load_prompt("koblex/parser_provisions", "v1").text  # the earlier one-file wording
+    for calls in stages.values():
+        for messages, config in calls:
+            assert [m.role for m in messages] == ["user"]
+            assert config.max_tokens == 2000 and config.temperature == 0.01 and config.top_p == 0.9
+    first = stages["provisions"][0][0][0].text
+    assert first.startswith(single.split("<Query>")[0])  # system + "\n\n" + examples, exactly as v1
+
+
+def test_the_runs_own_max_tokens_wins(tiny_questions: Path, tiny_corpus: Path, tmp_path: Path) -> None:
+    recorder = run_parser(tiny_questions, tiny_corpus, tmp_path, max_tokens=321)
+    assert recorder.calls and {config.max_tokens for _, config in recorder.calls} == {321}
