@@ -194,3 +194,14 @@ def test_legit_board_has_no_corpus_wording() -> None:
         in page
     )
     assert "corpus" not in render_markdown(site).split("## ", 1)[1].split("Board key")[0].lower()
+
+
+def test_board_without_ranked_columns_renders(ranked: FakeStore) -> None:
+    """Runs that computed only an unranked column: submission order, said so, no crash."""
+    store = FakeStore("rankbench", ITEMS, [{"other": flat(1.0)}, {"other": flat(2.0)}])
+    assert compute_all(store, Settings(n_resamples=50)).boards[0].metrics == ()  # type: ignore[arg-type]
+    one = {"first": flat(0.5)}
+    [board] = compute_all(FakeStore("rankbench", ITEMS, [one, one]), Settings(n_resamples=50)).boards  # type: ignore[arg-type]
+    assert board.rank_by == ("first",)
+    page = render_html(compute_all(store, Settings(n_resamples=50)))  # type: ignore[arg-type]
+    assert "No ranked column: runs in submission order." in page

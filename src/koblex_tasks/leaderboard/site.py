@@ -56,7 +56,10 @@ def sort_value(row: Row) -> str:
 
 def rank_rule(board: Board, metric: str | None = None) -> str:
     """The ranking rule in words, for the legend under a board's table (`Board.ranked_runs`)."""
-    first, *rest = board.rank_chain(metric)
+    chain = board.rank_chain(metric)
+    if not chain:
+        return "No ranked column: runs in submission order."
+    first, *rest = chain
     direction = "higher" if first.higher_is_better else "lower"
     then = ", then ".join([c.label for c in rest] + ["submission order"])
     return (

@@ -16,7 +16,7 @@ from inspect_ai.model import Model
 
 from koblex_tasks.replay.run import Display, headline_means, run_replay_eval
 from koblex_tasks.scorers.legit.arithmetic import RULES
-from koblex_tasks.scorers.legit.rubric import rederive
+from koblex_tasks.scorers.legit.rubric import rescore
 from koblex_tasks.scorers.legit.verdicts import REPLAYED_KEY
 from koblex_tasks.solvers.legit import legit_replay, legit_verdicts
 from koblex_tasks.tasks.legit.responses import infer_model_name
@@ -93,7 +93,7 @@ class VerdictReplay:
     """A verdict replay's log and what it found, per difficulty, per rule and per row.
 
     `scores[rule]` holds every row's score under each rule with the run's arithmetic (the run's own rule is
-    what the log reports; the others are re-derived from the labels the log records, with `rederive`);
+    what the log reports; the others are recomputed from the labels the log records, with `rescore`);
     `stored` the released scores, averaged as the official stats script does.
     """
 
@@ -172,7 +172,6 @@ def _fmt(value: float | None) -> str:
 
 def _summarise(result: VerdictReplay) -> None:
     """Per row: its scores under every rule (re-derived from the logged labels), the stored-score check."""
-    params = dict(result.log.eval.metadata or {})
     for sample in result.log.samples or []:
         score = (sample.scores or {}).get(LEGIT_RUBRIC.name)
         if score is None or not score.metadata:
@@ -181,7 +180,7 @@ def _summarise(result: VerdictReplay) -> None:
         difficulty = str(meta.get("difficulty"))
         result.rows[difficulty] += 1
         for rule in RULES:
-            value = rederive(sample, score, {**params, "rule": rule})[SCORE_KEY]
+            value = rescore(sample, score, rule, result.official_script)[SCORE_KEY]
             if value is not None:
                 result.scores.setdefault(rule, {}).setdefault(difficulty, []).append(value)
         replay = meta[REPLAYED_KEY]

@@ -117,5 +117,4 @@ def test_rederive_equals_the_scripted_judge_log_and_catches_tampering(
         assert rederive(sample, inflated, params) != inflated.value
         bad = score.model_copy(deep=True)
         bad.metadata["issues"]["9"] = {"contains_issue": True, "correct_conclusion": True}
-        with pytest.raises(ValueError, match="not in the tree"):
-            rederive(sample, bad, params)
+        assert set(rederive(sample, bad, params).values()) == {None}  # malformed: refused, not a crash

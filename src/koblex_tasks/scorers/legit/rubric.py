@@ -52,6 +52,7 @@ __all__ = [
     "legit_rubric",
     "parse_judge_reply",
     "rederive",
+    "rescore",
     "rubric_score",
     "score_value",
 ]
@@ -239,17 +240,13 @@ def _label(record: Any) -> Verdict | None:
     raise ValueError(f"labels must be booleans or both null, got {contains!r}, {correct!r}")
 
 
-def rederive(sample: EvalSample, score: Score, params: Mapping[str, Any]) -> dict[str, float | None]:
-    """The rubric value of `score` recomputed from the per-issue labels in `score.metadata["issues"]`.
+def rescore(sample: EvalSample, score: Score, rule: str, official_script: bool) -> dict[str, float | None]:
+    """The rubric value under `rule` from the per-issue labels a logged score records (unscored -> None).
 
-    `params` are the run's scoring parameters (e.g. the log's task metadata): `rule` and `official_script`
-    are read there first, then from the score's metadata. The tree (its issue ids, in order) comes from the
-    sample's metadata. Unscored components are None. Pure: the leaderboard compares the result with the
-    stored `score.value` to refuse tampered scores; malformed metadata raises ValueError.
+    The tree (its issue ids, in order) comes from the sample's metadata, the labels from
+    `score.metadata["issues"]` in their recorded order. Raises ValueError/KeyError on malformed metadata.
     """
     meta = score.metadata or {}
-    rule = str(params.get("rule", meta.get("rule", "paper")))
-    official_script = bool(params.get("official_script", meta.get("official_script", False)))
     tree_meta = (sample.metadata or {}).get("issues")
     issues = meta.get("issues")
     if not isinstance(tree_meta, list) or not isinstance(issues, Mapping):
@@ -266,3 +263,26 @@ def rederive(sample: EvalSample, score: Score, params: Mapping[str, Any]) -> dic
     failures = sum(1 for i in tree if labels.get(i) is None)
     value = score_value(result, failures, len(tree))
     return {k: None if math.isnan(v) else v for k, v in value.items()}
+
+
+def rederive(sample: EvalSample, score: Score, params: Mapping[str, Any]) -> dict[str, float | None]:
+    """The rubric value of `score` recomputed from the per-issue labels in `score.metadata["issues"]`.
+
+    `params` are the run's scoring parameters (the task's `rule` and `official_script`, e.g. from the log's
+    task metadata); a key absent there is read from the score's own metadata. Pure, with the scorer's own
+    `rubric_score`: the leaderboard compares the result with the stored `score.value` to refuse tampered
+    scores. A score whose recorded protocol contradicts `params`, or whose metadata is malformed,
+    re-derives to None in every component (so a stored number is refused).
+    """
+    meta = score.metadata or {}
+    unscored: dict[str, float | None] = dict.fromkeys(LEGIT_RUBRIC.keys)
+    protocol = {}
+    for key, default in (("rule", "paper"), ("official_script", False)):
+        recorded = meta.get(key, default)
+        if key in params and params[key] != recorded:
+            return unscored
+        protocol[key] = params.get(key, recorded)
+    try:
+        return rescore(sample, score, str(protocol["rule"]), bool(protocol["official_script"]))
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return unscored

@@ -1,0 +1,107 @@
+"""How the wall time of a method grid falls with parallel tasks (`koblex grid ... --max-tasks N`).
+
+Run by hand:
+
+    python bench/bench_grid.py [--data ../shared/data] [--delay 0.5] [--limit 5] [--tasks 1 2 4 8]
+
+The model is `slowmock/<name>`, registered here: koblexmock's scripted replies (`scripted_output`), each
+after `await anyio.sleep(delay)`, like a server that answers every request in `delay` seconds whatever the
+load (an idealised remote vLLM: the machine running the grid only waits). The grid is KoBLEX's Table 2
+methods minus the three that need log-probabilities of a real model's shape (FLARE, ProbTree, BeamAggr), on
+the shared data and partial corpus without reranker, `--limit` samples per run. Each setting runs in a fresh
+log directory through the grid's own planning, task building and eval set (`koblex_tasks.grid`), so the
+times include building the tasks (data, retriever) and writing the logs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import anyio
+from inspect_ai.model import modelapi
+from inspect_ai.model._providers.mockllm import MockLLM
+
+from koblex_tasks.providers.koblexmock import scripted_output
+
+METHODS = (
+    "standard_prompting",
+    "chain_of_thought",
+    "one_time_retrieval",
+    "cot_one_time_retrieval",
+    "self_ask",
+    "ircot",
+    "parser",
+)
+DELAY_ENV = "BENCH_GRID_DELAY"
+
+
+@modelapi(name="slowmock")
+class SlowMock(MockLLM):
+    """koblexmock's scripted replies, each after a fixed delay ($BENCH_GRID_DELAY seconds)."""
+
+    def __init__(self, *args: Any, **model_args: Any) -> None:
+        model_args["custom_outputs"] = scripted_output
+        super().__init__(*args, **model_args)
+        self.delay = float(os.environ.get(DELAY_ENV, "0.5"))
+
+    async def generate(self, *args: Any, **kwargs: Any) -> Any:
+        await anyio.sleep(self.delay)
+        return await super().generate(*args, **kwargs)
+
+
+def run_once(data: Path, max_tasks: int, limit: int, connections: int) -> tuple[float, float]:
+    """Seconds to build the grid's tasks and to run them (the eval set), in a fresh log directory."""
+    from koblex_tasks.grid.build import build_tasks
+    from koblex_tasks.grid.plan import plan_grid, select_methods
+    from koblex_tasks.grid.run import run_grid
+    from koblex_tasks.tasks import KOBLEX
+    from koblex_tasks.tasks.koblex.methods import KOBLEX_GRID
+
+    task_args = {
+        "data": str(data / "koblex" / "koblex.jsonl"),
+        "corpus": str(data / "koblex" / "statutes.jsonl"),
+        "reranker": "none",
+    }
+    runs = plan_grid(KOBLEX_GRID, ["slowmock/m"], select_methods(KOBLEX_GRID, METHODS), task_args)
+    with tempfile.TemporaryDirectory() as log_dir:
+        start = time.perf_counter()
+        tasks = build_tasks(KOBLEX, KOBLEX_GRID, runs, judge=False)
+        built = time.perf_counter()
+        outcome = run_grid(
+            KOBLEX, tasks, log_dir, limit=limit, max_tasks=max_tasks, display="none", max_connections=connections
+        )
+        done = time.perf_counter()
+    if outcome.failed:
+        raise RuntimeError(f"{len(outcome.failed)} runs failed: {outcome.failed[0].error}")
+    return built - start, done - built
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data", default=os.environ.get("KOBLEX_SHARED_DATA", "../shared/data"))
+    parser.add_argument("--delay", type=float, default=0.5, help="seconds per model call")
+    parser.add_argument("--limit", type=int, default=5, help="samples per run")
+    parser.add_argument("--connections", type=int, default=50, help="max_connections of the model")
+    parser.add_argument("--tasks", type=int, nargs="+", default=[1, 2, 4, 8], help="--max-tasks settings")
+    args = parser.parse_args()
+    os.environ[DELAY_ENV] = str(args.delay)
+    os.environ.setdefault("KOBLEX_CACHE_DIR", tempfile.mkdtemp(prefix="bench-grid-cache-"))
+    data = Path(args.data)
+    run_once(data, 8, 1, args.connections)  # warm-up: builds the BM25 index, imports everything
+    print(f"{len(METHODS)} runs x {args.limit} samples, {args.delay} s per model call, max_connections {args.connections}")
+    print("| max tasks | build tasks (s) | eval set (s) | total (s) | eval speed-up vs first |")
+    print("| --- | --- | --- | --- | --- |")
+    base = None
+    for n in args.tasks:
+        build, run = run_once(data, n, args.limit, args.connections)
+        base = base or run
+        print(f"| {n} | {build:.1f} | {run:.1f} | {build + run:.1f} | {base / run:.2f}x |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
