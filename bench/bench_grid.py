@@ -28,15 +28,7 @@ from inspect_ai.model._providers.mockllm import MockLLM
 
 from koblex_tasks.providers.koblexmock import scripted_output
 
-METHODS = (
-    "standard_prompting",
-    "chain_of_thought",
-    "one_time_retrieval",
-    "cot_one_time_retrieval",
-    "self_ask",
-    "ircot",
-    "parser",
-)
+NEEDS_LOGPROBS = ("flare", "probtree", "beamaggr")
 DELAY_ENV = "BENCH_GRID_DELAY"
 
 
@@ -57,7 +49,7 @@ class SlowMock(MockLLM):
 def run_once(data: Path, max_tasks: int, limit: int, connections: int) -> tuple[float, float]:
     """Seconds to build the grid's tasks and to run them (the eval set), in a fresh log directory."""
     from koblex_tasks.grid.build import build_tasks
-    from koblex_tasks.grid.plan import plan_grid, select_methods
+    from koblex_tasks.grid.plan import plan_grid
     from koblex_tasks.grid.run import run_grid
     from koblex_tasks.tasks import KOBLEX
     from koblex_tasks.tasks.koblex.methods import KOBLEX_GRID
@@ -67,13 +59,20 @@ def run_once(data: Path, max_tasks: int, limit: int, connections: int) -> tuple[
         "corpus": str(data / "koblex" / "statutes.jsonl"),
         "reranker": "none",
     }
-    runs = plan_grid(KOBLEX_GRID, ["slowmock/m"], select_methods(KOBLEX_GRID, METHODS), task_args)
+    methods = [m for m in KOBLEX_GRID.table_methods if m.key not in NEEDS_LOGPROBS]
+    runs = plan_grid(KOBLEX_GRID, ["slowmock/m"], methods, task_args)
     with tempfile.TemporaryDirectory() as log_dir:
         start = time.perf_counter()
-        tasks = build_tasks(KOBLEX, KOBLEX_GRID, runs, judge=False)
+        tasks = build_tasks(KOBLEX, KOBLEX_GRID, runs, roles={})
         built = time.perf_counter()
         outcome = run_grid(
-            KOBLEX, tasks, log_dir, limit=limit, max_tasks=max_tasks, display="none", max_connections=connections
+            KOBLEX,
+            tasks,
+            log_dir,
+            limit=limit,
+            max_tasks=max_tasks,
+            display="none",
+            max_connections=connections,
         )
         done = time.perf_counter()
     if outcome.failed:
@@ -82,7 +81,9 @@ def run_once(data: Path, max_tasks: int, limit: int, connections: int) -> tuple[
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--data", default=os.environ.get("KOBLEX_SHARED_DATA", "../shared/data"))
     parser.add_argument("--delay", type=float, default=0.5, help="seconds per model call")
     parser.add_argument("--limit", type=int, default=5, help="samples per run")
@@ -93,7 +94,9 @@ def main() -> None:
     os.environ.setdefault("KOBLEX_CACHE_DIR", tempfile.mkdtemp(prefix="bench-grid-cache-"))
     data = Path(args.data)
     run_once(data, 8, 1, args.connections)  # warm-up: builds the BM25 index, imports everything
-    print(f"{len(METHODS)} runs x {args.limit} samples, {args.delay} s per model call, max_connections {args.connections}")
+    print(
+        f"{10 - len(NEEDS_LOGPROBS)} runs x {args.limit} samples, {args.delay} s per model call, max_connections {args.connections}"
+    )
     print("| max tasks | build tasks (s) | eval set (s) | total (s) | eval speed-up vs first |")
     print("| --- | --- | --- | --- | --- |")
     base = None

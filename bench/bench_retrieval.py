@@ -19,7 +19,9 @@ tokenizer (`official`: the paper's regex tokens; `kiwi`: Kiwi morphemes):
 - bm25s:     bm25s' own build (its tokenizer for official tokens; our Kiwi tokens for kiwi) and top-100 latency
              with its numba and numpy backends, tokenization included.
 - rank_bm25: BM25Okapi (another BM25 variant: speed only) on the real corpus.
-- pyserini:  Lucene BM25 (k1=1.5, b=0.75) over the same tokens, whitespace-analysed, if pyserini and Java load.
+- pyserini:  Lucene BM25 (k1=1.5, b=0.75) over the same tokens, whitespace-analysed, if pyserini and Java load
+             (pyserini 1.x needs Java 21+: set JAVA_HOME). Its build time indexes given tokens: for kiwi, the
+             words come from the build's analysed-word cache, so Kiwi's analysis is not in it.
 - reference: our top-100 against a brute-force Lucene BM25 computed from the raw token stream (not our
              postings), exact float64 scores with ties by corpus position: all questions on the real corpus,
              a sample at scale.
@@ -33,7 +35,6 @@ import json
 import math
 import os
 import random
-import resource
 import shutil
 import statistics
 import subprocess
@@ -57,13 +58,18 @@ TOKENIZERS = ("official", "kiwi")
 # --- helpers ------------------------------------------------------------------------------------------------
 
 
+def _status_mb(field: str) -> float:
+    with open("/proc/self/status", encoding="ascii") as handle:
+        return next(int(line.split()[1]) for line in handle if line.startswith(field + ":")) / 1024
+
+
 def _peak_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    """This process's peak RSS. VmHWM, not ru_maxrss: Linux carries the parent's peak into a spawned child's."""
+    return _status_mb("VmHWM")
 
 
 def _rss_mb() -> float:
-    with open("/proc/self/status", encoding="ascii") as handle:
-        return next(int(line.split()[1]) for line in handle if line.startswith("VmRSS:")) / 1024
+    return _status_mb("VmRSS")
 
 
 def _latency(fn, items, repeat: int = 2) -> dict[str, float]:
@@ -248,7 +254,11 @@ def phase_pyserini(args) -> dict:
         from pyserini.search.lucene import LuceneSearcher
     except Exception as exc:  # not installed, or a Java older than its jar (pyserini 1.x needs Java 21+)
         return {"skipped": f"pyserini unavailable ({type(exc).__name__}: {str(exc)[:160]})"}
+    from koblex_tasks.corpus.wordcache import load_words
+
     tokenizer = _tokenizer(args.tokenizer)
+    if hasattr(tokenizer, "known_words"):  # the build's analysed words: the same tokens, without Kiwi's time
+        tokenizer.known_words = load_words(tokenizer, Path(args.cache))
     texts = _texts(args.corpus)
     index_dir = Path(args.cache) / "lucene"
     shutil.rmtree(index_dir, ignore_errors=True)
@@ -273,11 +283,15 @@ def phase_reference(args) -> dict:
     from koblex_tasks.corpus.bm25 import BM25Index
     from koblex_tasks.corpus.statutes import load_statutes
     from koblex_tasks.corpus.tokenizers import encode_with
+    from koblex_tasks.corpus.wordcache import remembering_words
 
     tokenizer = _tokenizer(args.tokenizer)
     corpus = load_statutes(args.corpus, cache_dir=Path(args.cache))
     index = BM25Index.open(corpus, tokenizer, cache_dir=Path(args.cache))
-    encoded = encode_with(tokenizer, corpus.iter_keys())
+    with remembering_words(
+        tokenizer, Path(args.cache)
+    ):  # the build's analysed words: the same tokens, sooner
+        encoded = encode_with(tokenizer, corpus.iter_keys())
     stream, lengths = encoded.term_ids, encoded.lengths
     doc_of = np.repeat(np.arange(len(lengths)), lengths)
     term_id = {t: i for i, t in enumerate(encoded.vocabulary)}

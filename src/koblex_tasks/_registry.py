@@ -13,6 +13,7 @@ from koblex_tasks.solvers import (
     legit_predict,
     legit_rag,
     legit_replay,
+    legit_verdicts,
     one_time_retrieval,
     parser,
     probtree,

@@ -1,4 +1,9 @@
-"""Errors that name the file and line a bad input came from, so users can fix their data."""
+"""Errors that name the file and line a bad input came from, so users can fix their data, and the one-line
+refusal of a run that cannot start."""
+
+# Inspect's CLI prints a PrerequisiteError as one line with no traceback and exits 1; it has no public import
+# path, so this is the package's only import of it.
+from inspect_ai._util.error import PrerequisiteError
 
 
 class DataError(ValueError):
@@ -10,3 +15,15 @@ class DataError(ValueError):
         self.path = path
         self.line = line
         self.problem = problem
+
+
+class SetupError(PrerequisiteError, ValueError):
+    """A run that cannot start (a bad argument, a missing file, extra or weights; no judge): raised before any
+    model call, its message names the fix. A `ValueError` for Python callers."""
+
+    def __init__(self, message: str) -> None:
+        PrerequisiteError.__init__(self, message)
+        ValueError.__init__(self, message)
+
+    def __str__(self) -> str:
+        return str(self.message)

@@ -11,22 +11,15 @@ from functools import cache
 from typing import Any
 from urllib.parse import urlparse
 
-from inspect_ai._util.error import PrerequisiteError  # printed as one line by the inspect CLI
+from koblex_tasks.errors import SetupError
 
 OFFLINE_FLAGS = ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE")
 CONNECT_TIMEOUT = 3.0
 INSPECT_HINT = "pass a local JSONL file instead (-T data=PATH / -T corpus=PATH)"
 
 
-class HubUnavailableError(PrerequisiteError, RuntimeError):
+class HubUnavailableError(SetupError, RuntimeError):
     """The hub cannot serve a dataset or model: the message says why and which option avoids it."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        RuntimeError.__init__(self, message)
-
-    def __str__(self) -> str:
-        return str(self.message)
 
 
 def offline_flag() -> str | None:

@@ -13,13 +13,32 @@ so every layer may read them without an import cycle. A new benchmark registers 
 
 from __future__ import annotations
 
+import hashlib
 import math
-from collections.abc import Mapping
+import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Literal
 
 ValueKind = Literal["continuous", "binary"]
+_HOOK = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_]\w*")
+ID_DIGEST_CHARS = 8  # hex characters of one sample id's digest (32 bits: a made-up id matches w.p. n / 2**32)
+
+
+def ids_sha256(ids: Iterable[object]) -> str:
+    """The fingerprint of a set of sample ids: SHA-256 of the distinct ids (as str), sorted, newline-joined."""
+    return hashlib.sha256("\n".join(sorted({str(i) for i in ids})).encode("utf-8")).hexdigest()
+
+
+def id_digest(sample_id: object) -> str:
+    """One sample id's short digest (the first `ID_DIGEST_CHARS` hex characters of its SHA-256)."""
+    return hashlib.sha256(str(sample_id).encode("utf-8")).hexdigest()[:ID_DIGEST_CHARS]
+
+
+def id_digests(ids: Iterable[object]) -> str:
+    """`BenchmarkSpec.official_id_digests` of a split: the digests of its ids, sorted, space-separated."""
+    return " ".join(sorted({id_digest(i) for i in ids}))
 
 
 @dataclass(frozen=True)
@@ -53,6 +72,17 @@ class ScorerSpec:
     values: tuple[ValueSpec, ...]
     judge: bool = False  # graded by a model bound to a role (the task's judge role)
     required: bool = True  # every leaderboard log must carry it
+    # How the leaderboard recomputes a logged value from what the log records: a "module:function" path,
+    # imported only when a log is checked (so spec modules stay plain data). The function's signature is
+    # `rederive(sample: EvalSample, score: Score, params: Mapping[str, Any]) -> dict[str, float | None]`
+    # (params: the scorer's logged arguments; None = unscored). None: the stored values are taken as logged.
+    rederive: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.rederive is not None and not _HOOK.fullmatch(self.rederive):
+            raise ValueError(
+                f"{self.name}: rederive must read 'package.module:function', got {self.rederive!r}"
+            )
 
     @property
     def keys(self) -> tuple[str, ...]:
@@ -118,6 +148,13 @@ class BenchmarkSpec:
     # Known dataset fingerprints (as the task records them in `dataset_fingerprint`) -> what they are.
     dataset_fingerprints: Mapping[str, str] = field(default_factory=dict)
     official_size: int | None = None  # items in the official test split
+    # The official split's sample ids, so a run is judged by its ids whatever fingerprint it claims:
+    # `ids_sha256` of the whole set (a full run holds exactly these) and `id_digests` of each id (membership
+    # without listing the ids: ids that are all official but fewer than `official_size` make a subset).
+    # None / "" when the official ids are not known here.
+    official_ids_sha256: str | None = None
+    official_id_digests: str = ""
+    _official_digests: frozenset[str] = field(default=frozenset(), init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not self.accepted_versions:
@@ -132,6 +169,26 @@ class BenchmarkSpec:
         for key in (*self.headline, self.ranking):
             if key not in keys:
                 raise ValueError(f"{self.name}: headline/ranking key {key!r} is not a declared value")
+        self._check_official_ids()
+
+    def _check_official_ids(self) -> None:
+        digests = frozenset(self.official_id_digests.split())
+        if (self.official_ids_sha256 or digests) and self.official_size is None:
+            raise ValueError(f"{self.name}: official sample ids need official_size")
+        if digests and len(digests) != self.official_size:
+            raise ValueError(
+                f"{self.name}: {len(digests)} official id digests for {self.official_size} items"
+            )
+        if any(len(d) != ID_DIGEST_CHARS or d.strip("0123456789abcdef") for d in digests):
+            raise ValueError(f"{self.name}: official_id_digests must be {ID_DIGEST_CHARS}-hex-digit digests")
+        object.__setattr__(self, "_official_digests", digests)
+
+    def official_ids_known(self) -> bool:
+        """Whether the spec can tell an official sample id from another one."""
+        return bool(self._official_digests)
+
+    def is_official_id(self, sample_id: object) -> bool:
+        return id_digest(sample_id) in self._official_digests
 
     def scorer(self, name: str) -> ScorerSpec:
         for s in self.scorers:

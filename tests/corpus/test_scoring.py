@@ -11,18 +11,7 @@ from koblex_tasks.corpus import scoring
 from koblex_tasks.corpus.bm25 import BM25Index, BM25Params, Postings
 from koblex_tasks.corpus.scoring import numpy_kernel, top_k
 from koblex_tasks.corpus.tokenizers import encode_with
-
-
-class _Fixed:
-    """A tokenizer over pre-split text (terms separated by spaces)."""
-
-    name = "fixed"
-
-    def config(self) -> dict[str, object]:
-        return {"name": self.name}
-
-    def tokenize(self, texts):
-        return [t.split() for t in texts]
+from tests.corpus.helpers import SplitTokenizer
 
 
 def reference_scores(
@@ -58,8 +47,8 @@ def _zipf_docs(n_docs: int, seed: int = 0, vocab: int = 3000) -> list[list[str]]
 
 
 def _index(docs: list[list[str]]) -> BM25Index:
-    encoded = encode_with(_Fixed(), [" ".join(d) for d in docs])
-    return BM25Index(Postings.build(encoded, BM25Params()), _Fixed(), "test", loaded_from_cache=False)
+    encoded = encode_with(SplitTokenizer(), [" ".join(d) for d in docs])
+    return BM25Index(Postings.build(encoded, BM25Params()), SplitTokenizer(), "test", loaded_from_cache=False)
 
 
 @pytest.fixture(scope="module")
@@ -99,7 +88,7 @@ def test_ties_are_broken_by_position_in_both_selections(fast_kernel) -> None:
         terms, weights = index._query(query)
         expected = reference_top(docs, query, k)
         for kernel in (fast_kernel, numpy_kernel):
-            positions, values = kernel(p.indptr, p.postings, p.scores, terms, weights, p.n_docs, k)
+            positions, values = kernel(p.columns, terms, weights, k)
             assert list(zip(positions.tolist(), values.tolist(), strict=True)) == expected
 
 

@@ -17,6 +17,7 @@ from koblex_tasks.corpus.tokenizers import (
     is_content_tag,
 )
 from tests.conftest import TINY_STATUTES, statute_key
+from tests.corpus.helpers import SplitTokenizer
 
 TEXTS = [statute_key(r) for r in TINY_STATUTES] + [
     "갑은 을에게 손해배상청구권을 행사할 수 있는가? 을은 갑에 대한 손해배상청구권은 소멸하였다고 주장한다.",
@@ -202,21 +203,9 @@ def test_encode_is_tokenize_as_ids(tokenizer) -> None:
     flat = [encoded.vocabulary[i] for i in encoded.term_ids.tolist()]
     assert flat == [term for terms in tokenizer.tokenize(texts) for term in terms]
     assert len(set(encoded.vocabulary)) == len(encoded.vocabulary)
-    generic = encode_with(_Fixed(), ["a b a", "", "c"])  # a tokenizer without `encode`
+    generic = encode_with(SplitTokenizer(), ["a b a", "", "c"])  # a tokenizer without `encode`
     assert generic.vocabulary == ["a", "b", "c"] and generic.term_ids.tolist() == [0, 1, 0, 2]
     assert generic.lengths.tolist() == [3, 0, 1]
-
-
-class _Fixed:
-    """A tokenizer over pre-split text (terms separated by spaces), without `encode`."""
-
-    name = "fixed"
-
-    def config(self) -> dict[str, object]:
-        return {"name": self.name}
-
-    def tokenize(self, texts):
-        return [t.split() for t in texts]
 
 
 def test_kiwi_word_cache_is_reused_and_verified(

@@ -1,5 +1,6 @@
 """`koblex grid koblex` end to end on the shared data: interrupted, resumed, reported beside the released runs."""
 
+import dataclasses
 import math
 from pathlib import Path
 
@@ -8,6 +9,7 @@ from inspect_ai.log import read_eval_log
 
 from koblex_tasks.grid import released
 from koblex_tasks.grid.logs import cells_on, log_locations, read_records, sample_table
+from koblex_tasks.grid.page import html_page
 from koblex_tasks.grid.report import build_report
 from koblex_tasks.scorers.metrics import metric_values
 from koblex_tasks.tasks import KOBLEX
@@ -48,11 +50,15 @@ def report_of(g: ResumedGrid, released_dir: Path):  # type: ignore[no-untyped-de
 
     assert KOBLEX_GRID.released is not None
     records = read_records(log_locations(g.log_dir))
-    return build_report(KOBLEX, KOBLEX_GRID, records, g.log_dir, ReleasedFiles(KOBLEX_GRID.released, released_dir))
+    return build_report(
+        KOBLEX, KOBLEX_GRID, records, g.log_dir, ReleasedFiles(KOBLEX_GRID.released, released_dir)
+    )
 
 
 def close(a: float | None, b: float | None) -> bool:
-    return (a is None and b is None) or (a is not None and b is not None and math.isclose(a, b, abs_tol=1e-12))
+    return (a is None and b is None) or (
+        a is not None and b is not None and math.isclose(a, b, abs_tol=1e-12)
+    )
 
 
 def test_report_matches_the_logs(resumed_grid: ResumedGrid, shared_data: Path) -> None:
@@ -73,6 +79,14 @@ def test_report_matches_the_logs(resumed_grid: ResumedGrid, shared_data: Path) -
                 if name.startswith("grouped_"):
                     assert close(row.record.strata[score.name][name.removeprefix("grouped_")], value)
         assert row.record.samples == LIMIT
+        # the log says which grid cell it is and what the grid passed (the GPT-4o rows' chat format)
+        grid = row.record.metadata["grid"]
+        assert (grid["method"], grid["family"], grid["task_args"]["chat_format"]) == (
+            row.record.method,
+            "gpt4o",
+            "user",
+        )
+        assert row.record.task_args["chat_format"] == "user"
     closed_book = rows[0].record.cells["provision_f1"]
     assert closed_book.mean is None and closed_book.n == 0  # unscored, never a zero
 
@@ -87,8 +101,8 @@ def test_released_runs_are_replayed_on_the_same_items_and_tested(
         assert row.released.file == RELEASED_NAME[str(row.record.method)]
         assert row.released.n == LIMIT  # shown on the user's items
         assert row.released.verdict.startswith(("reproduction consistent", "differs"))
-        tested = {t.key for t in row.released.tests}
-        assert "token_f1" in tested and all(t.n_shared == LIMIT for t in row.released.tests)
+        tested = {t.value.key for t in row.released.tests}
+        assert "token_f1" in tested and all(t.comparison.n_shared == LIMIT for t in row.released.tests)
         assert ("provision_f1" in tested) == (row.record.method != "standard_prompting")
         # the replay is a full log; restricted to all of its items it gives the log's own numbers
         table = sample_table(row.released.record.path, KOBLEX)
@@ -96,7 +110,12 @@ def test_released_runs_are_replayed_on_the_same_items_and_tested(
         for key, cell in row.released.record.cells.items():
             if key in full and cell.low is not None:  # (empty_answer reports no interval)
                 mine = full[key]
-                assert (mine.n, close(mine.mean, cell.mean), close(mine.low, cell.low), close(mine.high, cell.high)) == (
+                assert (
+                    mine.n,
+                    close(mine.mean, cell.mean),
+                    close(mine.low, cell.low),
+                    close(mine.high, cell.high),
+                ) == (
                     cell.n,
                     True,
                     True,
@@ -116,8 +135,15 @@ def test_report_command_reuses_replays_and_rewrites_the_same_table(
     replays = sorted((g.log_dir / "released").glob("*.eval"))
     md = (g.log_dir / "grid-koblex.md").read_text(encoding="utf-8")
     run = koblex_cli(
-        "grid", "report", str(g.log_dir), "--released", str(shared_data / "koblex" / "released_gpt4o"),
-        "--out", str(tmp_path), "--resamples", "2000",
+        "grid",
+        "report",
+        str(g.log_dir),
+        "--released",
+        str(shared_data / "koblex" / "released_gpt4o"),
+        "--out",
+        str(tmp_path),
+        "--resamples",
+        "2000",
     )
     assert run.code == 0, run.err
     assert sorted((g.log_dir / "released").glob("*.eval")) == replays
@@ -125,8 +151,10 @@ def test_report_command_reuses_replays_and_rewrites_the_same_table(
     for name in ("Standard prompting", "↳ paper: parser_gpt4o.jsonl", "vs paper (Holm)"):
         assert name in run.out
     html = (tmp_path / "grid-koblex.html").read_text(encoding="utf-8")
-    strata = report_of(g, shared_data / "koblex" / "released_gpt4o").strata
-    assert html.count('<svg class="fp fp-') == 1 + len(strata) >= 2  # provision F1 overall + per hop count
+    report = report_of(g, shared_data / "koblex" / "released_gpt4o")
+    assert html.count('<svg class="fp fp-') == 1 + len(report.strata) >= 2  # provision F1 overall + per hop
+    hostile = html_page(dataclasses.replace(report, table="<script>alert(1)</script>"))
+    assert "<script>alert" not in hostile and "&lt;script&gt;alert(1)" in hostile  # log text is escaped
     assert "flaky/gpt-4o" in html and "parser_gpt4o.jsonl" in html
 
 
@@ -150,7 +178,16 @@ def test_submit_to_a_leaderboard_twice_is_harmless(resumed_grid: ResumedGrid, tm
     from koblex_tasks.leaderboard.store import Store
 
     db = tmp_path / "board.sqlite"
-    argv = ["grid", "report", str(resumed_grid.log_dir), "--no-released", "--out", str(tmp_path), "--submit", str(db)]
+    argv = [
+        "grid",
+        "report",
+        str(resumed_grid.log_dir),
+        "--no-released",
+        "--out",
+        str(tmp_path),
+        "--submit",
+        str(db),
+    ]
     first = koblex_cli(*argv)
     assert first.code == 0, first.err
     assert first.out.count("stored run #") == 3
@@ -169,7 +206,6 @@ def test_submit_to_a_leaderboard_twice_is_harmless(resumed_grid: ResumedGrid, tm
     [
         (["grid", "koblex", "--model", "koblexmock/m", "--methods", "nope"], "has no method 'nope'"),
         (["grid", "koblex", "--model", "koblexmock/m", "-S", "k=3"], "name the method"),
-        (["grid", "koblex", "--model", "koblexmock/m", "-T", "data=/nonexistent.jsonl"], "not found"),
         (["grid", "report", "/nonexistent-dir"], "not a directory"),
     ],
 )
@@ -178,3 +214,56 @@ def test_bad_input_is_one_error_line(argv: list[str], message: str) -> None:
     assert run.code == 2
     lines = run.err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("koblex grid ") and message in lines[0], run.err
+
+
+def test_a_task_that_cannot_be_built_stops_the_grid_before_any_model_call(tmp_path: Path) -> None:
+    run = koblex_cli(
+        "grid", "koblex", "--model", "koblexmock/m", "--methods", "sp", "-T", "data=/nonexistent.jsonl",
+        "--log-dir", str(tmp_path / "logs"),
+    )  # fmt: skip
+    assert run.code != 0  # the task's own refusal, with the CLI's exit code for it
+    lines = run.err.strip().splitlines()
+    assert len(lines) == 1 and "data=/nonexistent.jsonl" in lines[0] and "not found" in lines[0], run.err
+    assert not list(tmp_path.glob("logs/*.eval"))
+
+
+def test_a_bound_judge_reaches_every_run(shared_data: Path, tmp_path: Path) -> None:
+    data = shared_data / "koblex"
+    run = koblex_cli(
+        "grid", "koblex", "--model", "koblexmock/m", "--methods", "standard_prompting,chain_of_thought",
+        "--model-role", "grader=koblexmock/judge", "-T", f"data={data / 'koblex.jsonl'}", "--limit", "2",
+        "--log-dir", str(tmp_path), "--display", "none",
+    )  # fmt: skip
+    assert run.code == 0, run.err[-2000:]
+    records = read_records(log_locations(tmp_path))
+    assert len(records) == 2
+    for record in records:
+        assert record.cells["lf_eval"].n == 2  # the judge graded both samples of both runs
+    assert "LF-Eval [95% CI]" in run.out
+    assert "not a model family of the paper" in run.out  # koblexmock/m: solver defaults, nothing to compare
+
+
+def test_dry_run_prints_each_run_and_what_it_passes() -> None:
+    run = koblex_cli(
+        "grid", "koblex", "--model", "openai/gpt-4o", "--model", "vllm/Qwen/Qwen3-32B", "--methods", "flare,cot_or",
+        "-S", "cot_or.k=gold", "--dry-run",
+    )  # fmt: skip
+    assert run.code == 0, run.err
+    assert run.out.splitlines() == [
+        "openai/gpt-4o · CoT + one-time retrieval [GPT-4o]: koblex_tasks/one_time_retrieval(cot=True, k='gold') "
+        "-T chat_format='user'",
+        "openai/gpt-4o · FLARE [GPT-4o]: koblex_tasks/flare(threshold=-0.7) -T chat_format='user'",
+        "vllm/Qwen/Qwen3-32B · CoT + one-time retrieval [Qwen3-32B]: koblex_tasks/one_time_retrieval(cot=True, "
+        "k='gold')",
+        "vllm/Qwen/Qwen3-32B · FLARE [Qwen3-32B]: koblex_tasks/flare(threshold=-0.6)",
+    ]
+
+
+def test_a_bad_generate_config_is_refused_before_anything_runs(tmp_path: Path) -> None:
+    config = tmp_path / "generate.yaml"
+    config.write_text("temperature: [1]\n", encoding="utf-8")
+    run = koblex_cli(
+        "grid", "koblex", "--model", "koblexmock/m", "--generate-config", str(config), "--log-dir", str(tmp_path / "l")
+    )  # fmt: skip
+    assert run.code == 2 and run.err.count("\n") == 1 and "--generate-config" in run.err
+    assert not (tmp_path / "l").exists()

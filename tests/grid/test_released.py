@@ -36,7 +36,10 @@ class FakeServer:
 def test_local_folder(tmp_path: Path) -> None:
     (tmp_path / "self-ask_qwen_32b.jsonl").write_text("{}\n", encoding="utf-8")
     files = ReleasedFiles(SOURCE, local=tmp_path)
-    assert files.find(KOBLEX_GRID.method("self_ask"), FAMILIES["qwen_32b"]) == tmp_path / "self-ask_qwen_32b.jsonl"
+    assert (
+        files.find(KOBLEX_GRID.method("self_ask"), FAMILIES["qwen_32b"])
+        == tmp_path / "self-ask_qwen_32b.jsonl"
+    )
     assert files.find(KOBLEX_GRID.method("parser"), FAMILIES["qwen_32b"]) is None
     (tmp_path / "selfask_qwen_32b.jsonl").write_text("{}\n", encoding="utf-8")
     with pytest.raises(DataError, match="two spellings"):

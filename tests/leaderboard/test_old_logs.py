@@ -1,5 +1,7 @@
 """Logs written before the layout change (koblex-tasks 0.1.0: registry-prefixed metric names such as
-`koblex_tasks/scored_mean`) are still read by the leaderboard: it reads per-sample scores, never the metrics.
+`koblex_tasks/scored_mean`) are still read by the leaderboard: it reads per-sample scores, never the metrics,
+and re-derives them with today's scorers (the deterministic ones need nothing a 0.1.0 log lacks; a judge
+column of such a log would be refused: it holds no judge record).
 
 The fixture is a run of that release on this repository's own two-question toy data (tests/conftest.py),
 made with `one_time_retrieval(k=2)` and a scripted model.
@@ -23,6 +25,10 @@ def test_a_log_of_the_previous_release_is_accepted(tmp_path: Path) -> None:
     assert "koblex_tasks/scored_mean" in header.results.scores[0].metrics  # the old naming
     sub = load_submission(OLD_LOG)
     assert sub.benchmark == "koblex" and sub.provenance["task_version"] == "1.0.0"
+    assert set(sub.provenance["verification"]) == {"provision_match", "token_f1"}
+    assert all(
+        v.startswith("re-derived from the log (2 scores") for v in sub.provenance["verification"].values()
+    )
     values = {(sid, key): v for sid, _, key, v in sub.scores}
     assert values[("q1", "provision_f1")] is not None and values[("q1", "token_f1")] is not None
     corpus = Path(header.eval.metadata["retrieval"]["corpus"])

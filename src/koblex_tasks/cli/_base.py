@@ -17,6 +17,8 @@ from typing import Any, NoReturn, TypeVar
 
 import click
 
+from koblex_tasks.errors import PrerequisiteError
+
 EXIT_OK = 0
 EXIT_FAILED = 1  # the input was read but refused or its run failed: a rejected log, an unfinished eval
 EXIT_USAGE = 2  # a usage error, or an input that cannot be read or is invalid
@@ -48,6 +50,16 @@ class RunFailed(CommandError):
     """The input was accepted but its run did not succeed (exit 1)."""
 
     exit_code = EXIT_FAILED
+
+
+def plain_text(markup: str) -> str:
+    """Inspect's messages carry rich markup (`[bold]OPENAI_API_KEY[/bold]`): the text a terminal would show."""
+    from rich.text import Text
+
+    try:
+        return Text.from_markup(markup).plain
+    except Exception:  # not valid markup: print it as it is
+        return markup
 
 
 def one_line(exc: BaseException) -> str:
@@ -111,10 +123,12 @@ class KoblexCommand(click.Command):
             rv = super().invoke(ctx)
         except CommandError as exc:
             self._fail(ctx, exc, exc.exit_code)
-        except INPUT_ERRORS as exc:
+        except INPUT_ERRORS as exc:  # our setup errors are ValueErrors too: bad input, exit 2
             if isinstance(exc, BrokenPipeError):
                 raise  # click quiets a closed pipe (`koblex ... | head`)
             self._fail(ctx, exc, EXIT_USAGE)
+        except PrerequisiteError as exc:  # Inspect's own refusal, e.g. a provider without its API key
+            self._fail(ctx, RunFailed(plain_text(str(exc))), EXIT_FAILED)
         if isinstance(rv, int) and rv != EXIT_OK:
             ctx.exit(rv)  # an int returned by a callback is its exit code, in standalone mode too
         return rv

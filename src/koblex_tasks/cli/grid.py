@@ -17,8 +17,17 @@ from pathlib import Path
 from typing import Any
 
 import click
+import yaml  # type: ignore[import-untyped]  # Inspect's dependency, without stubs here
 
-from koblex_tasks.cli._base import EXIT_FAILED, EXIT_OK, CommandError, KoblexCommand, KoblexGroup, argument
+from koblex_tasks.cli._base import (
+    EXIT_FAILED,
+    EXIT_OK,
+    CommandError,
+    KoblexCommand,
+    KoblexGroup,
+    argument,
+    reading,
+)
 from koblex_tasks.grid.compare import Settings
 from koblex_tasks.grid.methods import MethodGrid
 from koblex_tasks.grid.plan import grid_for, plan_grid, select_methods, solver_overrides
@@ -33,7 +42,6 @@ Handler = Callable[..., int | None]
 
 def _yaml_pairs(pairs: Sequence[str]) -> dict[str, Any]:
     """The fallback parser: YAML values, `a,b` is a list (what Inspect does)."""
-    import yaml
 
     out: dict[str, Any] = {}
     for pair in pairs:
@@ -75,58 +83,126 @@ def split_names(values: Sequence[str]) -> list[str]:
     return [name.strip() for value in values for name in value.split(",") if name.strip()]
 
 
+def pairs(flag: str, dest: str, metavar: str, help: str) -> Callable[[Handler], Handler]:
+    """A repeatable `NAME=VALUE` option, as `inspect eval -T`."""
+    return click.option(flag, dest, multiple=True, metavar=metavar, help=help)
+
+
+def count(flag: str, help: str, default: int | None = None, low: int = 1) -> Callable[[Handler], Handler]:
+    """A whole-number option (`--limit`, `--max-tasks`, ...)."""
+    return click.option(
+        flag, type=click.IntRange(min=low), default=default, show_default=default is not None, help=help
+    )
+
+
+def with_options(handler: Handler, options: list[Callable[[Handler], Handler]]) -> Handler:
+    return functools.reduce(lambda f, option: option(f), reversed(options), handler)
+
+
 def report_options(handler: Handler) -> Handler:
     """The options every command that prints a report takes."""
-    options = [
-        click.option(
-            "--released",
-            default=None,
-            metavar="DIR",
-            help="folder with the paper's released files (default: download once from the pinned commit)",
-        ),
-        click.option("--no-released", is_flag=True, help="do not compare with the paper's released runs"),
-        click.option("--out", default=None, metavar="DIR", help="where grid-<benchmark>.md/.html go (default: the log dir)"),
-        click.option("--submit", default=None, metavar="DB", help="also store the runs in this leaderboard database"),
-        click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05, show_default=True, help="significance level after Holm"),
-        click.option("--resamples", type=click.IntRange(min=1), default=10_000, show_default=True, help="bootstrap resamples / sign flips"),
-        click.option("--seed", type=int, default=0, show_default=True, help="seed of resamples and sign flips"),
-    ]
-    return functools.reduce(lambda f, option: option(f), reversed(options), handler)
+    return with_options(
+        handler,
+        [
+            click.option(
+                "--released",
+                metavar="DIR",
+                help="folder with the paper's released files (default: download once from the pinned commit)",
+            ),
+            click.option("--no-released", is_flag=True, help="do not compare with the paper's released runs"),
+            click.option(
+                "--out", metavar="DIR", help="where grid-<benchmark>.md and .html go (default: the log dir)"
+            ),
+            click.option("--submit", metavar="DB", help="also store the runs in this leaderboard database"),
+            click.option(
+                "--alpha",
+                type=click.FloatRange(0, 1, min_open=True, max_open=True),
+                default=0.05,
+                show_default=True,
+                help="significance level after Holm",
+            ),
+            count("--resamples", "bootstrap resamples and sign flips", 10_000),
+            click.option(
+                "--seed", type=int, default=0, show_default=True, help="seed of resamples and sign flips"
+            ),
+        ],
+    )
 
 
 def run_options(handler: Handler) -> Handler:
     """The options of a grid run (as in `inspect eval` where both have them)."""
-    options = [
-        click.option("--model", "models", multiple=True, required=True, help="model to evaluate (repeat, or comma-separate, for several)"),
-        click.option("--methods", multiple=True, help="comma-separated methods (default: every method of the paper's table)"),
-        click.option("--model-role", "roles", multiple=True, metavar="ROLE=MODEL", help="model role, e.g. grader=openai/gpt-4o"),
-        click.option("-T", "task_args", multiple=True, metavar="NAME=VALUE", help="task argument for every run"),
-        click.option("-S", "solver_args", multiple=True, metavar="METHOD.NAME=VALUE", help="solver argument for one method's runs, e.g. -S flare.threshold=-0.5"),
-        click.option("-M", "model_args", multiple=True, metavar="NAME=VALUE", help="model argument for every model"),
-        click.option("--limit", type=click.IntRange(min=1), default=None, help="only the first N samples of each run"),
-        click.option("--log-dir", default=None, help="the grid's log directory (default: logs/grid-<benchmark>)"),
-        click.option("--max-tasks", type=click.IntRange(min=1), default=None, help="runs in parallel (Inspect's default: max(models, 10))"),
-        click.option("--max-connections", type=click.IntRange(min=1), default=None, help="concurrent requests per model"),
-        click.option("--max-samples", type=click.IntRange(min=1), default=None, help="concurrent samples per run"),
-        click.option("--retry-attempts", type=click.IntRange(min=0), default=0, show_default=True, help="task retries within this command (re-running the command also resumes)"),
-        click.option("--display", type=click.Choice(DISPLAYS), default=None, help="Inspect's display"),
-        click.option("--dry-run", is_flag=True, help="print the runs and their arguments, run nothing"),
-    ]
-    return functools.reduce(lambda f, option: option(f), reversed(options), handler)
+    return with_options(
+        handler,
+        [
+            click.option(
+                "--model",
+                "models",
+                multiple=True,
+                required=True,
+                help="model to evaluate (repeat, or comma-separate, for several)",
+            ),
+            click.option(
+                "--methods",
+                multiple=True,
+                help="comma-separated methods (default: every method of the paper's table)",
+            ),
+            pairs("--model-role", "roles", "ROLE=MODEL", "model role, e.g. grader=openai/gpt-4o"),
+            pairs("-T", "task_args", "NAME=VALUE", "task argument for every run"),
+            pairs(
+                "-S",
+                "solver_args",
+                "METHOD.NAME=VALUE",
+                "one method's solver argument, e.g. -S flare.threshold=-0.5",
+            ),
+            pairs("-M", "model_args", "NAME=VALUE", "model argument for every model"),
+            count("--limit", "only the first N samples of each run"),
+            click.option("--log-dir", help="the grid's log directory (default: logs/grid-<benchmark>)"),
+            count("--max-tasks", "runs in parallel (Inspect's default: max(models, 10))"),
+            count("--max-connections", "concurrent requests per model"),
+            count("--max-samples", "concurrent samples per run"),
+            click.option(
+                "--generate-config",
+                metavar="FILE",
+                help="YAML/JSON generate options for every model, as `inspect eval --generate-config`",
+            ),
+            count(
+                "--retry-attempts", "task retries within this command (re-running it also resumes)", 0, low=0
+            ),
+            click.option("--display", type=click.Choice(DISPLAYS), help="Inspect's display"),
+            click.option("--dry-run", is_flag=True, help="print the runs and their arguments, run nothing"),
+        ],
+    )
+
+
+def generate_config(path: str | None) -> dict[str, Any]:
+    """The generate options of `--generate-config FILE` (validated by Inspect's `GenerateConfig`)."""
+    if path is None:
+        return {}
+    from inspect_ai.model import GenerateConfig
+
+    with reading(f"--generate-config {path}"):
+        raw = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
+        if not isinstance(raw, dict):
+            raise ValueError("expected a mapping of generate options")
+        GenerateConfig.model_validate(raw)
+    return raw
+
+
+def _set(opts: dict[str, Any], *names: str) -> dict[str, Any]:
+    """The named options the user gave (their Inspect defaults apply otherwise)."""
+    return {name: opts[name] for name in names if opts[name] is not None}
 
 
 def _needs_judge(spec: BenchmarkSpec) -> bool:
     return any(s.judge and s.required for s in spec.scorers)
 
 
-def _check_judge(spec: BenchmarkSpec, roles: dict[str, Any]) -> bool:
-    """Whether a judge is bound; a benchmark that cannot be scored without one refuses before any call."""
-    bound = spec.judge_role in roles
-    if not bound and _needs_judge(spec):
+def _check_judge(spec: BenchmarkSpec, roles: dict[str, Any]) -> None:
+    """A benchmark that cannot be scored without a judge refuses before any task is built."""
+    if spec.judge_role not in roles and _needs_judge(spec):
         raise click.UsageError(
             f"{spec.title} can only be scored by a judge: pass --model-role {spec.judge_role}=<model>"
         )
-    return bound
 
 
 def _report(
@@ -180,19 +256,23 @@ def _run(spec: BenchmarkSpec, method_grid: MethodGrid, opts: dict[str, Any]) -> 
     models = split_names(opts["models"])
     methods = select_methods(method_grid, split_names(opts["methods"]))
     roles = model_roles(opts["roles"])
+    model_args = parse_pairs(opts["model_args"], "-M")
+    generate = {**generate_config(opts["generate_config"]), **_set(opts, "max_connections", "max_samples")}
     overrides = solver_overrides(method_grid, parse_pairs(opts["solver_args"], "-S"))
     runs = plan_grid(method_grid, models, methods, parse_pairs(opts["task_args"], "-T"), overrides)
     for model in models:
         if not any(r.family for r in runs if r.model == model) and method_grid.families:
             known = ", ".join(f.label for f in method_grid.families)
-            click.echo(f"note: {model} is not a model family of the paper ({known}): solver defaults, no released run")
+            click.echo(
+                f"note: {model} is not a model family of the paper ({known}): solver defaults, no released run"
+            )
     if opts["dry_run"]:
         for run in runs:
             click.echo(run.describe())
         return EXIT_OK
-    judge = _check_judge(spec, roles)
+    _check_judge(spec, roles)
     log_dir = opts["log_dir"] or str(Path("logs") / f"grid-{spec.name}")
-    tasks = build_tasks(spec, method_grid, runs, judge)
+    tasks = build_tasks(spec, method_grid, runs, roles)
     outcome = run_grid(
         spec,
         tasks,
@@ -202,9 +282,8 @@ def _run(spec: BenchmarkSpec, method_grid: MethodGrid, opts: dict[str, Any]) -> 
         max_tasks=opts["max_tasks"],
         retry_attempts=opts["retry_attempts"],
         display=opts["display"],
-        model_args=parse_pairs(opts["model_args"], "-M"),
-        max_connections=opts["max_connections"],
-        max_samples=opts["max_samples"],
+        model_args=model_args,
+        **generate,
     )
     for log in outcome.reused:
         click.echo(f"reused: {summary_line(log, spec)}")
@@ -241,7 +320,9 @@ def benchmark_command(spec: BenchmarkSpec, method_grid: MethodGrid) -> click.Com
     return command
 
 
-@click.group(cls=KoblexGroup, short_help="Run the paper's method grid resumably; report it beside the paper's runs.")
+@click.group(
+    cls=KoblexGroup, short_help="Run the paper's method grid resumably; report it beside the paper's runs."
+)
 def grid() -> None:
     """Run a benchmark's method grid (`koblex grid koblex --model ...`) or report a log directory."""
 

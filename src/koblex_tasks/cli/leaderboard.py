@@ -1,18 +1,26 @@
-"""`koblex leaderboard`: submit eval logs, build the static site, compare two runs on the terminal."""
+"""`koblex leaderboard`: submit eval logs, build the static site, compare two runs on the terminal.
+
+Everything printed that came from a log or the store (names, models, labels, reasons) goes through
+`leaderboard.text.printable`: control and bidi characters are shown as escapes, never sent to the terminal.
+"""
 
 from __future__ import annotations
 
 import functools
+import json
 import sys
+import traceback
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
-from koblex_tasks.cli._base import EXIT_FAILED, EXIT_OK, CommandError, KoblexGroup, argument, echo_json, run
+from koblex_tasks.cli._base import EXIT_FAILED, EXIT_OK, CommandError, KoblexGroup, argument, run
 from koblex_tasks.cli.main import PROG, koblex
+from koblex_tasks.leaderboard.archive import ENV_MAX_MEMBER, ENV_MAX_TOTAL
 from koblex_tasks.leaderboard.store import ENV_DB, Store
+from koblex_tasks.leaderboard.text import needs_escape, printable
 
 if TYPE_CHECKING:
     from koblex_tasks.leaderboard.board import Settings
@@ -20,6 +28,17 @@ if TYPE_CHECKING:
 __all__ = ["format_comparison", "format_family", "leaderboard", "leaderboard_main"]
 
 Handler = Callable[..., int | None]
+
+
+def say(text: str, err: bool = False) -> None:
+    """Print text that may hold a log's strings: controls and bidi controls escaped, line breaks kept."""
+    click.echo(printable(text, keep_newlines=True), err=err)
+
+
+def echo_json(payload: object) -> None:
+    """One JSON object, Korean kept readable; NaN refused; control and bidi characters as JSON escapes."""
+    text = json.dumps(payload, ensure_ascii=False, allow_nan=False)
+    click.echo("".join(f"\\u{ord(ch):04x}" if needs_escape(ch) else ch for ch in text))
 
 
 def with_store(handler: Handler) -> Handler:
@@ -84,9 +103,7 @@ def _attach(store: Store, path: str, judge_model: str | None) -> None:
     for model, summary in summaries.items():
         store.attach_audit(model, {**summary, "source": str(path)}, report)
         alpha = summary["alpha"]
-        click.echo(
-            f"attached judge audit for {model}: alpha vs lawyers {'–' if alpha is None else f'{alpha:.3f}'}"
-        )
+        say(f"attached judge audit for {model}: alpha vs lawyers {'–' if alpha is None else f'{alpha:.3f}'}")
 
 
 @leaderboard.command()
@@ -97,6 +114,18 @@ def _attach(store: Store, path: str, judge_model: str | None) -> None:
 )
 @click.option("--audit", default=None, metavar="JSON", help="also attach a `koblex judge-audit --json` file")
 @click.option("--dry-run", is_flag=True, help="validate only, store nothing")
+@click.option(
+    "--max-member-mib",
+    type=click.FloatRange(min=0, min_open=True),
+    default=None,
+    help=f"largest inflated .eval member read (default 64; ${ENV_MAX_MEMBER})",
+)
+@click.option(
+    "--max-total-mib",
+    type=click.FloatRange(min=0, min_open=True),
+    default=None,
+    help=f"largest inflated .eval or .json log read (default 512; ${ENV_MAX_TOTAL})",
+)
 @with_store
 def submit(
     store: Store,
@@ -105,33 +134,53 @@ def submit(
     allow_subset: bool,
     audit: str | None,
     dry_run: bool,
+    max_member_mib: float | None,
+    max_total_mib: float | None,
 ) -> int:
-    """Validate Inspect eval logs and store them (one transaction each)."""
-    from koblex_tasks.leaderboard.submission import SubmissionRejected, load_submission
+    """Validate Inspect eval logs and store them (one transaction each).
 
-    if name and len(logs) > 1:
+    Every stored score is re-derived from the log by its scorer's own code; a log whose scores disagree is
+    refused. One refused or unreadable log is reported and the others still go in (exit 1 if any failed).
+    """
+    from koblex_tasks.leaderboard.reading import ReadLimits
+    from koblex_tasks.leaderboard.text import name_problem
+
+    if name is not None and len(logs) > 1:
         raise click.UsageError("--name needs exactly one LOG")
-    prefix = click.get_current_context().command_path
-    rejected = 0
-    for log in logs:
-        try:
-            sub = load_submission(log, name=name, allow_subset=allow_subset)
-            if dry_run:
-                click.echo(
-                    f"valid: {log} -> {sub.name!r} on board {sub.board_label!r} (not stored: --dry-run)"
-                )
-                continue
-            run_id = store.add(sub)
-        except SubmissionRejected as exc:  # reported, and the other logs still go in
-            rejected += 1
-            click.echo(f"{prefix}: {exc}", err=True)
-            continue
-        click.echo(
-            f"stored run #{run_id} {sub.name!r} ({len(sub.strata)} items) on board {sub.board_label!r}"
-        )
+    if name is not None and (why := name_problem(name)):
+        raise click.BadParameter(printable(why), param_hint="--name")
+    limits = ReadLimits.from_env(max_member_mib, max_total_mib)
+    failed = sum(not _submit_one(store, log, name, allow_subset, limits, dry_run) for log in logs)
     if audit:
         _attach(store, audit, None)
-    return EXIT_FAILED if rejected else EXIT_OK
+    return EXIT_FAILED if failed else EXIT_OK
+
+
+def _submit_one(
+    store: Store, log: str, name: str | None, allow_subset: bool, limits: Any, dry_run: bool
+) -> bool:
+    """Validate and store one log, reporting the outcome; False when it was not stored (or not valid)."""
+    from koblex_tasks.leaderboard.submission import SubmissionRejected, load_submission
+
+    ctx = click.get_current_context()
+    try:
+        sub = load_submission(log, name=name, allow_subset=allow_subset, limits=limits)
+        for warning in sub.warnings:
+            say(f"{ctx.command_path}: {log}: warning: {warning}", err=True)
+        if dry_run:
+            say(f"valid: {log} -> '{sub.name}' on board '{sub.board_label}' (not stored: --dry-run)")
+            return True
+        run_id = store.add(sub)
+    except SubmissionRejected as exc:  # reported, and the other logs still go in
+        say(f"{ctx.command_path}: {exc}", err=True)
+        return False
+    except Exception as exc:  # a bug or an unexpected input: named, and the batch goes on
+        if ctx.find_root().params.get("debug"):
+            traceback.print_exception(exc)
+        say(f"{ctx.command_path}: {log}: not submitted: {type(exc).__name__}: {exc}", err=True)
+        return False
+    say(f"stored run #{run_id} '{sub.name}' ({len(sub.strata)} items) on board '{sub.board_label}'")
+    return True
 
 
 @leaderboard.command()
@@ -223,7 +272,7 @@ def _show(result: dict[str, Any], as_json: bool, table: Callable[[dict[str, Any]
     if as_json:
         echo_json(result)
     else:
-        click.echo(table(result))
+        say(table(result))
 
 
 @leaderboard.command()
@@ -274,7 +323,7 @@ def compare(
             f"the runs are on different boards ({a.board_label!r} vs {b.board_label!r}); "
             "they are compared on their shared items only"
         )
-        click.echo(f"warning: {result['warning']}", err=True)
+        say(f"warning: {result['warning']}", err=True)
     if metrics and not result["comparisons"]:
         raise CommandError(f"neither run has metric(s) {metrics}")
     _show(result, as_json, format_comparison)
@@ -286,23 +335,40 @@ def list_runs(store: Store) -> None:
     """List stored runs by board."""
     runs = store.runs()
     if not runs:
-        click.echo(f"no runs in {store.path}")
+        say(f"no runs in {store.path}")
     board = None
     for r in sorted(runs, key=lambda r: (r.board_key, r.run_id)):
         if r.board_key != board:
             board = r.board_key
-            click.echo(f"\n[{r.board_label}]")
-        click.echo(f"  #{r.run_id:<4} {r.name}  ({r.model}, {r.created[:10]})")
+            say(f"\n[{r.board_label}]")
+        say(f"  #{r.run_id:<4} {r.name}  ({r.model}, {r.created[:10]})")
+
+
+def _interactive() -> bool:
+    """Whether a person can answer a question (stdin is a terminal)."""
+    return sys.stdin.isatty()
 
 
 @leaderboard.command()
-@argument("run")
+@argument("run", help="run id (#3 or 3), exact run name or exact eval id (never a fragment)")
+@click.option("--yes", "-y", is_flag=True, help="delete without asking (needed when stdin is not a terminal)")
 @with_store
-def remove(store: Store, run: str) -> None:
-    """Delete a stored run."""
-    found = store.find_run(run)
+def remove(store: Store, run: str, yes: bool) -> None:
+    """Delete one stored run, after showing it and asking."""
+    found = store.find_run(run, exact=True)
+    n_items, n_scores = store.run_size(found.run_id)
+    say(
+        f"run #{found.run_id} '{found.name}' ({found.model}) on board '{found.board_label}': "
+        f"{n_items} items, {n_scores} scores, submitted {found.submitted_at}"
+    )
+    if not yes:
+        if not _interactive():
+            raise CommandError("stdin is not a terminal: pass --yes to delete without asking")
+        if not click.confirm("delete it?", default=False):
+            click.echo("nothing deleted")
+            return
     store.remove(found.run_id)
-    click.echo(f"removed run #{found.run_id} {found.name!r}")
+    say(f"removed run #{found.run_id} '{found.name}'")
 
 
 @leaderboard.command("audit-attach")

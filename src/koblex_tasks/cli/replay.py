@@ -62,7 +62,7 @@ def _replay_koblex(args: ReplayArgs, spec: BenchmarkSpec) -> Replayed:
     result = run_replay(**args.common(), official=args.official, method=args.method)
     summary = f"method: {result.method}  model: {result.model}  log: {result.log.location}"
     table = [f"  {name:<14} {100 * value:6.2f}" for name, value in result.headline.items()]
-    return Replayed([summary, *table], result.headline)
+    return Replayed([summary, result.alignment_line, *table], result.headline)
 
 
 def _replay_legit(args: ReplayArgs, spec: BenchmarkSpec) -> Replayed:

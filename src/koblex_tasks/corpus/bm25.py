@@ -20,7 +20,7 @@ import orjson
 
 from koblex_tasks.corpus import scoring
 from koblex_tasks.corpus.cache import corpus_key, entry_path, open_cached
-from koblex_tasks.corpus.scoring import top_k
+from koblex_tasks.corpus.scoring import Columns, top_k
 from koblex_tasks.corpus.statutes import StatuteCorpus
 from koblex_tasks.corpus.tokenizers import Encoded, Tokenizer, encode_with
 from koblex_tasks.corpus.wordcache import remembering_words
@@ -106,6 +106,10 @@ class Postings:
         for array in (indptr, docs, scores):
             array.setflags(write=False)  # like a memory-mapped index (one compiled kernel serves both)
         return cls(vocabulary, indptr, docs, scores, n_docs)
+
+    @property
+    def columns(self) -> Columns:
+        return Columns(self.indptr, self.postings, self.scores, self.n_docs)
 
     def save(self, directory: Path) -> None:
         for name in _ARRAYS:
@@ -200,9 +204,7 @@ class BM25Index:
         """BM25 score of every paragraph (float64); a repeated query term counts once per occurrence."""
         p = self._postings
         terms, weights = self._query(query_tokens)
-        docs, values = scoring.numpy_kernel(
-            p.indptr, p.postings, p.scores, terms, weights, p.n_docs, p.n_docs
-        )
+        docs, values = scoring.numpy_kernel(p.columns, terms, weights, p.n_docs)
         out = np.zeros(p.n_docs)
         out[docs] = values
         return out
@@ -213,7 +215,7 @@ class BM25Index:
         if not len(terms) or k <= 0:
             return []
         p = self._postings
-        docs, values = scoring.kernel()(p.indptr, p.postings, p.scores, terms, weights, p.n_docs, k)
+        docs, values = scoring.kernel()(p.columns, terms, weights, k)
         return [IndexHit(d, v) for d, v in zip(docs.tolist(), values.tolist(), strict=True)]
 
     def search(self, query: str, k: int) -> list[IndexHit]:

@@ -238,7 +238,7 @@ _registry_lock = threading.Lock()
 
 
 def build_retriever(settings: RetrieverSettings, cache_dir: Path | None = None) -> Retriever:
-    corpus = load_statutes(settings.corpus, settings.lang, settings.corpus_revision)
+    corpus = load_statutes(settings.corpus, settings.lang, settings.corpus_revision, cache_dir=cache_dir)
     index = None
     if settings.uses_bm25:
         index = BM25Index.open(

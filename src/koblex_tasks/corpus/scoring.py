@@ -12,37 +12,39 @@ queries use the numpy kernel until it is ready; without numba, the numpy kernel 
 import logging
 import threading
 from collections.abc import Callable
+from typing import NamedTuple
 
 import numpy as np
 
 logger = logging.getLogger(__name__)
 
-# (indptr, postings, scores, terms, weights, n_docs, k) -> (positions best first, their scores)
-Kernel = Callable[
-    [np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, int, int], tuple[np.ndarray, np.ndarray]
-]
+
+class Columns(NamedTuple):
+    """An index's term-major postings: term t's paragraphs are `postings[indptr[t]:indptr[t + 1]]`."""
+
+    indptr: np.ndarray  # int64
+    postings: np.ndarray  # int32 paragraph positions, ascending within a term
+    scores: np.ndarray  # float64 term scores, > 0
+    n_docs: int
+
+
+# (columns, distinct query terms, their counts as float64, k) -> (positions best first, their scores)
+Kernel = Callable[[Columns, np.ndarray, np.ndarray, int], tuple[np.ndarray, np.ndarray]]
 
 
 def numpy_kernel(
-    indptr: np.ndarray,
-    postings: np.ndarray,
-    scores: np.ndarray,
-    terms: np.ndarray,
-    weights: np.ndarray,
-    n_docs: int,
-    k: int,
+    columns: Columns, terms: np.ndarray, weights: np.ndarray, k: int
 ) -> tuple[np.ndarray, np.ndarray]:
     """The reference kernel: gather the terms' postings, `bincount` them (in term order), rank the positives."""
-    starts, ends = indptr[terms], indptr[terms + 1]
+    starts, ends = columns.indptr[terms], columns.indptr[terms + 1]
     lengths = ends - starts
     total = int(lengths.sum())
     if total == 0 or k <= 0:
         return np.zeros(0, dtype=np.int64), np.zeros(0)
     offsets = np.cumsum(lengths) - lengths
     gather = np.arange(total) + np.repeat(starts - offsets, lengths)
-    sums = np.bincount(
-        postings[gather], weights=scores[gather] * np.repeat(weights, lengths), minlength=n_docs
-    )
+    weighted = columns.scores[gather] * np.repeat(weights, lengths)
+    sums = np.bincount(columns.postings[gather], weights=weighted, minlength=columns.n_docs)
     positive = np.flatnonzero(sums > 0)
     return _best(positive, sums[positive], k)
 
@@ -96,7 +98,7 @@ def _load() -> None:
         indptr, postings, scores = np.array([0, 1], dtype=np.int64), np.zeros(1, np.int32), np.ones(1)
         for array in (indptr, postings, scores):
             array.setflags(write=False)
-        fast(indptr, postings, scores, np.zeros(1, np.int64), np.ones(1), 1, 1)
+        fast(Columns(indptr, postings, scores, 1), np.zeros(1, np.int64), np.ones(1), 1)
     except Exception as exc:  # numba missing or broken: the numpy kernel gives the same results
         logger.info("numba BM25 kernel unavailable (%s); using numpy", exc)
         return
@@ -110,21 +112,15 @@ def _compile() -> Kernel:
     buffers = threading.local()  # each searching thread has its own accumulator
 
     def fast(
-        indptr: np.ndarray,
-        postings: np.ndarray,
-        scores: np.ndarray,
-        terms: np.ndarray,
-        weights: np.ndarray,
-        n_docs: int,
-        k: int,
+        columns: Columns, terms: np.ndarray, weights: np.ndarray, k: int
     ) -> tuple[np.ndarray, np.ndarray]:
         acc = getattr(buffers, "acc", None)
-        if acc is None or len(acc) != n_docs:
-            acc = buffers.acc = np.zeros(n_docs)
-            buffers.touched = np.empty(n_docs, np.int64)
+        if acc is None or len(acc) != columns.n_docs:
+            acc = buffers.acc = np.zeros(columns.n_docs)
+            buffers.touched = np.empty(columns.n_docs, np.int64)
         if k <= 0:
             return np.zeros(0, dtype=np.int64), np.zeros(0)
-        docs, values = search(indptr, postings, scores, terms, weights, k, acc, buffers.touched)
-        return docs, values
+        indptr, postings, scores, _ = columns
+        return search(indptr, postings, scores, terms, weights, k, acc, buffers.touched)
 
     return fast

@@ -7,8 +7,9 @@ paper's released runs are). By concern:
 - ``methods``: the data types (imported by the benchmarks' `methods.py`, so this package's `__init__` imports
   nothing).
 - ``plan``: which runs a command line asks for (model family matching, solver and task arguments per run).
-- ``build``: those runs as Inspect tasks; ``run``: one `eval_set` over all of them (resumable, parallel);
-  ``progress``: a line per finished run.
+- ``build``: those runs as Inspect tasks (built with the bound model roles visible); ``run``: one
+  `eval_set` over all of them (resumable, parallel); ``progress``: a line per finished run; ``quiet``: a
+  warning every task repeats, said once.
 - ``logs``: what a log directory holds (one record per run, per-sample scores); ``released`` the paper's
   released files (local folder or pinned download, SHA-256 trust-on-first-use); ``compare`` the replayed
   released runs and the paired tests; ``report`` the table's data; ``render`` terminal and Markdown,

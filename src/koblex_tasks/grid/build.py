@@ -6,14 +6,20 @@ or solvers. The solver is passed as the task's own `solver` argument (not swappe
 sees the method while it is built (a closed-book method needs no retriever) and the log's task arguments name
 it, as with `inspect eval ... -T solver=...`. The eval metadata gets `method` (the leaderboard's run name uses
 it) and `grid` (method, family, the arguments the grid passed).
+
+Tasks are built before the eval set starts, so the bound model roles are made visible while they are built,
+as `inspect eval` does before it calls a task function: a task that asks whether a judge is bound (KoBLEX adds
+LF-Eval, LEGIT refuses to start without one) sees the same answer as under `inspect eval`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+import contextvars
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeVar
 
 from inspect_ai import Task, task_with
+from inspect_ai.model import Model, get_model
 from inspect_ai.util import registry_create
 
 from koblex_tasks.grid.methods import MethodGrid
@@ -21,6 +27,8 @@ from koblex_tasks.grid.plan import PlannedRun
 from koblex_tasks.spec import BenchmarkSpec
 
 GRID_METADATA_KEY = "grid"
+T = TypeVar("T")
+Roles = Mapping[str, str | list[str]]
 
 
 def grid_metadata(grid: MethodGrid, run: PlannedRun) -> dict[str, Any]:
@@ -36,16 +44,41 @@ def grid_metadata(grid: MethodGrid, run: PlannedRun) -> dict[str, Any]:
     }
 
 
-def build_task(spec: BenchmarkSpec, grid: MethodGrid, run: PlannedRun, judge: bool) -> Task:
+def with_roles(roles: Roles, build: Callable[[], T]) -> T:
+    """`build()` with `roles` as the active model roles, in a copied context (nothing leaks out).
+
+    Inspect's setter (`init_model_roles`) is private: it is used only here; without it `build` runs as is
+    (a task then sees no judge while being built, and LEGIT's run-time check still refuses without one).
+    """
+    try:
+        from inspect_ai.model._model import init_model_roles
+    except ImportError:  # pragma: no cover - the private setter moved
+        return build()
+
+    def run() -> T:
+        bound: dict[str, Model | list[Model]] = {
+            role: [get_model(m) for m in value] if isinstance(value, list) else get_model(value)
+            for role, value in roles.items()
+        }
+        init_model_roles(bound)
+        return build()
+
+    return contextvars.copy_context().run(run)
+
+
+def build_task(spec: BenchmarkSpec, grid: MethodGrid, run: PlannedRun) -> Task:
     """The run's task, built now (its data and retriever are checked before any model call)."""
     solver = registry_create("solver", run.method.solver, **run.solver_args)
-    args: dict[str, Any] = {**run.task_args, "solver": solver}
-    if grid.judge_arg:
-        args.setdefault(grid.judge_arg, judge)
-    built = registry_create("task", spec.task, **args)
-    metadata = {**(built.metadata or {}), "method": run.method.key, GRID_METADATA_KEY: grid_metadata(grid, run)}
+    built = registry_create("task", spec.task, **run.task_args, solver=solver)
+    metadata = {
+        **(built.metadata or {}),
+        "method": run.method.key,
+        GRID_METADATA_KEY: grid_metadata(grid, run),
+    }
     return task_with(built, model=run.model, metadata=metadata)
 
 
-def build_tasks(spec: BenchmarkSpec, grid: MethodGrid, runs: Sequence[PlannedRun], judge: bool) -> list[Task]:
-    return [build_task(spec, grid, run, judge) for run in runs]
+def build_tasks(
+    spec: BenchmarkSpec, grid: MethodGrid, runs: Sequence[PlannedRun], roles: Roles
+) -> list[Task]:
+    return with_roles(roles, lambda: [build_task(spec, grid, run) for run in runs])

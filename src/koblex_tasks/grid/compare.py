@@ -16,6 +16,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from inspect_ai.log import EvalLog
+
 from koblex_tasks import stats
 from koblex_tasks.grid.logs import RunRecord, log_locations, log_path, read_records
 from koblex_tasks.grid.methods import ReleasedRuns
@@ -33,22 +35,14 @@ class Settings:
 
 @dataclass(frozen=True)
 class MetricTest:
-    """One metric of one (user run, released run) pair; differences are yours - released, stored scale."""
+    """One metric of one pair: the engine's comparison of yours (a) with the released run (b)."""
 
-    key: str
-    label: str
-    scale: float
-    n_shared: int
-    mean_a: float | None
-    mean_b: float | None
-    difference: float | None
-    ci_low: float | None
-    ci_high: float | None
-    test: str
-    p_value: float | None
-    p_holm: float | None = None
-    significant: bool = False
-    reason: str | None = None
+    value: ValueSpec
+    comparison: stats.PairComparison
+
+    @property
+    def tested(self) -> bool:
+        return self.comparison.p_value is not None
 
 
 def aligned(a: Mapping[str, float], b: Mapping[str, float]) -> tuple[list[float], list[float]]:
@@ -58,57 +52,57 @@ def aligned(a: Mapping[str, float], b: Mapping[str, float]) -> tuple[list[float]
 
 
 def paired_test(
-    a: Mapping[str, float], b: Mapping[str, float], value: ValueSpec, settings: Settings, n_permutations: int
+    a: Mapping[str, float],
+    b: Mapping[str, float],
+    value: ValueSpec,
+    settings: Settings,
+    n_permutations: int,
+    names: tuple[str, str] = ("yours", "released"),
 ) -> MetricTest:
-    """CI of the difference and the paired test of one metric, on the items both runs scored."""
-    x, y = aligned(a, b)
-    diff = stats.paired_bootstrap(x, y, settings.n_resamples, seed=settings.seed)
-    test = (
-        stats.mcnemar(x, y)
-        if value.kind == "binary"
-        else stats.paired_permutation_test(x, y, n_permutations, seed=settings.seed)
+    """CI of the difference and the paired test of one metric on the items both runs scored: the
+    leaderboard's engine (`stats.all_pairs` on the two runs), so the numbers equal `koblex leaderboard
+    compare`; Holm over the whole report is applied afterwards (`holm`)."""
+    pairwise = stats.all_pairs(
+        aligned(a, b),
+        names,
+        metric_kind=value.kind,
+        n_resamples=settings.n_resamples,
+        alpha=settings.alpha,
+        seed=settings.seed,
+        higher_is_better=value.higher_is_better,
+        n_permutations=n_permutations,
     )
-    name = test.test if test.method is None else f"{test.test} ({test.method})"
-    return MetricTest(
-        key=value.key,
-        label=value.label,
-        scale=value.scale,
-        n_shared=diff.n_shared,
-        mean_a=diff.mean_a,
-        mean_b=diff.mean_b,
-        difference=diff.difference,
-        ci_low=diff.ci_low,
-        ci_high=diff.ci_high,
-        test=name,
-        p_value=test.p_value,
-        reason=diff.reason or (test.reason if test.p_value is None else None),
-    )
+    return MetricTest(value, pairwise.comparisons[0])
 
 
 def holm(tests: Sequence[MetricTest], alpha: float) -> list[MetricTest]:
-    """Holm's adjustment over every test with a p-value (the others are returned unchanged)."""
-    tested = [k for k, t in enumerate(tests) if t.p_value is not None]
+    """Holm's adjustment over every test with a p-value (replacing each pair's own, a family of one)."""
+    tested = [k for k, t in enumerate(tests) if t.comparison.p_value is not None]
     out = list(tests)
     if tested:
-        adjustment = stats.holm_bonferroni([tests[k].p_value or 0.0 for k in tested], alpha)
+        adjustment = stats.holm_bonferroni([tests[k].comparison.p_value or 0.0 for k in tested], alpha)
         for k, p, reject in zip(tested, adjustment.adjusted, adjustment.reject, strict=True):
-            out[k] = replace(tests[k], p_holm=p, significant=reject)
+            out[k] = replace(
+                tests[k], comparison=replace(tests[k].comparison, p_adjusted=p, significant=reject)
+            )
     return out
 
 
 def verdict(tests: Sequence[MetricTest]) -> str:
     """`reproduction consistent (n=226)`, `differs: Provision F1 -3.21 (p = 0.004)`, or why untested."""
-    differing = [t for t in tests if t.significant]
+    differing = [t for t in tests if t.comparison.significant]
     if differing:
         parts = [
-            f"{t.label} {(t.difference or 0.0) * t.scale:+.2f} (p = {t.p_holm:.3g})" for t in differing
+            f"{t.value.label} {(t.comparison.difference or 0.0) * t.value.scale:+.2f} "
+            f"(p = {t.comparison.p_adjusted:.3g})"
+            for t in differing
         ]
         return "differs: " + "; ".join(parts)
-    tested = [t for t in tests if t.p_holm is not None]
+    tested = [t for t in tests if t.tested]
     if not tested:
-        reasons = sorted({t.reason or "no p-value" for t in tests}) or ["no metric in common"]
+        reasons = sorted({t.comparison.reason or "no p-value" for t in tests}) or ["no metric in common"]
         return "not tested: " + "; ".join(reasons)
-    return f"reproduction consistent (n={max(t.n_shared for t in tested)})"
+    return f"reproduction consistent (n={max(t.comparison.n_shared for t in tested)})"
 
 
 Runner = Callable[..., Any]
@@ -120,7 +114,7 @@ def load_runner(target: str) -> Runner:
     runner = getattr(importlib.import_module(module), name)
     if not callable(runner):
         raise TypeError(f"{target} is not callable")
-    return runner  # type: ignore[no-any-return]
+    return runner
 
 
 @dataclass
@@ -158,7 +152,7 @@ class Replays:
         result = load_runner(self.source.replay)(
             file=target, log_dir=str(self.log_dir), method=method, model_name=model_name, **shared
         )
-        log = getattr(result, "log", result)
+        log: EvalLog = result.log if hasattr(result, "log") else result  # the log, or a result holding it
         [record] = read_records([log_path(log.location)])
         self.known.append(record)
         return record

@@ -107,12 +107,13 @@ def method_of(log: EvalLog, grid: MethodGrid | None) -> str | None:
             return grid.method(named).key
         except LookupError:
             pass
-    best: tuple[int, str] | None = None
-    for solver, params in solver_steps(log):
-        for m in grid.methods:
-            if m.solver == solver and all(params.get(k) == v for k, v in m.args.items()):
-                if best is None or len(m.args) > best[0]:
-                    best = (len(m.args), m.key)
+    matching = [
+        (len(m.args), m.key)
+        for solver, params in solver_steps(log)
+        for m in grid.methods
+        if m.solver == solver and all(params.get(k) == v for k, v in m.args.items())
+    ]
+    best = max(matching, key=lambda match: match[0], default=None)
     return best[1] if best else None
 
 
@@ -188,8 +189,8 @@ def sample_table(path: str, spec: BenchmarkSpec) -> SampleTable:
             for key, value in values.items():
                 if value is not None:
                     sums[key][sid].append(value)
-    values = {key: {sid: sum(v) / len(v) for sid, v in by_id.items()} for key, by_id in sums.items()}
-    return SampleTable(tuple(sorted(strata)), strata, values)
+    means = {key: {sid: sum(v) / len(v) for sid, v in by_id.items()} for key, by_id in sums.items()}
+    return SampleTable(tuple(sorted(strata)), strata, means)
 
 
 def cells_on(
@@ -214,7 +215,9 @@ def cells_on(
         for i in present:
             groups[table.strata.get(i, "")].append(by_id[i])
         means = {g: sum(v) / len(v) for g, v in groups.items()}
-        named: dict[str, float | None] = {spec.stratum.name_template.format(group_name=g): m for g, m in means.items()}
+        named: dict[str, float | None] = {
+            spec.stratum.name_template.format(group_name=g): m for g, m in means.items()
+        }
         if spec.stratum.strata_mean_label and means:
             named[spec.stratum.strata_mean_label] = sum(means.values()) / len(means)
         strata[key] = named

@@ -108,19 +108,21 @@ class MethodGrid:
     methods: tuple[MethodSpec, ...]
     families: tuple[ModelFamily, ...] = ()
     released: ReleasedRuns | None = None
-    # The task argument that adds the judge scorer when a judge role is bound (None: the task reads the role
-    # itself at run time). Tasks built outside `inspect eval` cannot see the bound roles while being built.
-    judge_arg: str | None = None
 
     def __post_init__(self) -> None:
-        for what, keys in (("method", [m.key for m in self.methods]), ("family", [f.key for f in self.families])):
+        for what, keys in (
+            ("method", [m.key for m in self.methods]),
+            ("family", [f.key for f in self.families]),
+        ):
             if len(set(keys)) != len(keys):
                 raise ValueError(f"{self.benchmark}: a {what} key is declared twice: {keys}")
         groups = {f.group for f in self.families}
         for m in self.methods:
             unknown = set(m.group_args) - groups
             if unknown:
-                raise ValueError(f"{self.benchmark}: method {m.key} names unknown model groups {sorted(unknown)}")
+                raise ValueError(
+                    f"{self.benchmark}: method {m.key} names unknown model groups {sorted(unknown)}"
+                )
 
     def method(self, name: str) -> MethodSpec:
         """A method by key or by a released-file spelling (`sp`, `self-ask`)."""

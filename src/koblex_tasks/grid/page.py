@@ -10,8 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from markupsafe import Markup
-
 from koblex_tasks.grid.logs import Cell
 from koblex_tasks.grid.render import (
     CONFIDENCE_PCT,
@@ -25,12 +23,13 @@ from koblex_tasks.grid.report import GridReport, Section
 from koblex_tasks.leaderboard import plot
 from koblex_tasks.leaderboard.site import _static, environment
 
+PAPER_LABEL = "↳ paper"
 PAGE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{{ title }}</title>
 <style>{{ css }}
 svg.fp .fp-mark.best line{stroke:#8c959f;stroke-dasharray:3 2} svg.fp .fp-mark.best circle{fill:#57606a}
-tr.paper td{color:#57606a;font-style:italic}</style></head>
+tr.paper td{color:#57606a;font-style:italic} td.num{white-space:nowrap}</style></head>
 <body class="grid-report">
 {% from "forest.html.j2" import forest_panel %}
 <h1>{{ title }}</h1>
@@ -65,8 +64,9 @@ class _Axis:
 
 
 def _mark(k: int, name: str, cell: Cell | None, scale: float, paper: bool, ax: _Axis) -> plot.Mark:
-    """A row of a panel; the paper's released runs use the "best" style (restyled grey on this page)."""
-    y, label = plot.TOP + k * plot.ROW_HEIGHT, plot.short_label(name, "")
+    """A row of a panel; the paper's released runs use the "best" style (restyled grey on this page) and
+    the short label "↳ paper" under the row they belong to (the full name is the row's tooltip)."""
+    y, label = plot.TOP + k * plot.ROW_HEIGHT, PAPER_LABEL if paper else plot.short_label(name, "")
     if cell is None or cell.mean is None:
         return plot.Mark(k, y, label, name, None, "not scored", False)
     mean = cell.mean * scale
@@ -105,17 +105,24 @@ def forest_panels(report: GridReport, section: Section) -> list[plot.Panel]:
         for v in (c.low, c.mean, c.high)
         if v is not None
     ]
-    means = [v * scale for _, _, strata, _ in lines for v in strata.get(value.key, {}).values() if v is not None]
+    means = [
+        v * scale for _, _, strata, _ in lines for v in strata.get(value.key, {}).values() if v is not None
+    ]
     ax = _Axis(ends + means)
     axis_label = f"{value.label} ({'higher' if value.higher_is_better else 'lower'} is better)"
-    overall = [_mark(k, name, cells.get(value.key), scale, paper, ax) for k, (name, cells, _, paper) in enumerate(lines)]
-    panels = [plot.Panel("all", value.key, f"{value.label} · the runs' items", axis_label, ax.ticks, tuple(overall))]
+    overall = [
+        _mark(k, name, cells.get(value.key), scale, paper, ax)
+        for k, (name, cells, _, paper) in enumerate(lines)
+    ]
+    panels = [
+        plot.Panel("all", value.key, f"{value.label} · the runs' items", axis_label, ax.ticks, tuple(overall))
+    ]
     for stratum in report.strata:
         marks = tuple(
             _mark(k, name, Cell(strata.get(value.key, {}).get(stratum), None, None, 0), scale, paper, ax)
             for k, (name, _, strata, paper) in enumerate(lines)
         )
-        title = f"{value.label} · {report.spec.stratum.label} {stratum}"
+        title = f"{value.label} · {stratum}"
         panels.append(plot.Panel("stratum", value.key, title, axis_label, ax.ticks, marks))
     return panels
 
@@ -127,10 +134,8 @@ def html_page(report: GridReport) -> str:
             "title": section_title(report, s),
             "lines": section_table(report, s),
             "panels": forest_panels(report, s),
-            "caption": Markup(
-                f"Means with {CONFIDENCE_PCT}% intervals (all items) and means per "
-                f"{report.spec.stratum.label}; grey dashed: the paper's released run on the same items."
-            ),
+            "caption": f"Means with {CONFIDENCE_PCT}% intervals (all items) and means by "
+            f"{report.spec.stratum.label}; grey dashed: the paper's released run on the same items.",
         }
         for s in report.sections
     ]

@@ -102,7 +102,10 @@ def plan_grid(
     for model in models:
         family = match_family(model, grid.families)
         for method in methods:
-            solver_args = {**method.solver_args(family.group if family else None), **(overrides or {}).get(method.key, {})}
+            solver_args = {
+                **method.solver_args(family.group if family else None),
+                **(overrides or {}).get(method.key, {}),
+            }
             args = {**(family.task_args if family else {}), **(task_args or {})}
             runs.append(PlannedRun(model, method, family, solver_args, args))
     return runs

@@ -90,7 +90,9 @@ class ReleasedFiles:
         if self.local is not None:
             present = [self.local / n for n in names if (self.local / n).is_file()]
             if len(present) > 1:
-                raise DataError(str(self.local), None, f"two spellings of one run: {[p.name for p in present]}")
+                raise DataError(
+                    str(self.local), None, f"two spellings of one run: {[p.name for p in present]}"
+                )
             return present[0] if present else None
         for name in names:
             path = released_dir(self.source, name) / name

@@ -20,6 +20,7 @@ from koblex_tasks.grid.logs import Cell
 from koblex_tasks.grid.report import GridReport, Row, Section
 
 DASH = "–"
+PIPED_WIDTH = 320  # columns of the table when stdout is not a terminal (a file, a pipe, a test)
 CONFIDENCE_PCT = round(100 * stats.DEFAULT_CONFIDENCE)  # the logs' intervals and the paired CIs
 
 
@@ -62,7 +63,9 @@ def row_lines(row: Row, report: GridReport) -> list[TableLine]:
     if record.status != "success":
         status = f"{record.status}: {record.error}" if record.error else record.status
         blanks = [DASH] * (len(report.columns) + len(report.strata))
-        return [TableLine([f"{row.label} (run {status})", *blanks, str(record.samples), *last(report, "")], False)]
+        return [
+            TableLine([f"{row.label} (run {status})", *blanks, str(record.samples), *last(report, "")], False)
+        ]
     verdict = row.released.verdict if row.released else DASH
     cells = value_cells(record.cells, record.strata, record.samples, report)
     lines = [TableLine([row.label, *cells, *last(report, verdict)], False)]
@@ -110,7 +113,7 @@ def legend(report: GridReport) -> list[str]:
 def console() -> Console:
     """The terminal, or a wide page when the output is piped (rich would squeeze the table to 80 columns)."""
     probe = Console()
-    return Console(soft_wrap=False, width=None if probe.is_terminal else 240)
+    return Console(soft_wrap=False, width=None if probe.is_terminal else PIPED_WIDTH)
 
 
 def print_report(report: GridReport, console: Console) -> None:
@@ -138,7 +141,9 @@ def md_table(rows: Sequence[Sequence[str]]) -> list[str]:
 
 def test_rows(report: GridReport) -> list[list[str]]:
     delta = f"Δ [{CONFIDENCE_PCT}% CI]"
-    rows = [["Model", "Method", "Metric", "n", "Yours", "Released", delta, "Test", "p", "p (Holm)", "Differs"]]
+    rows = [
+        ["Model", "Method", "Metric", "n", "Yours", "Released", delta, "Test", "p", "p (Holm)", "Differs"]
+    ]
     for row in report.rows:
         for t in row.released.tests if row.released else ():
             rows.append(test_cells(row, t))
@@ -146,19 +151,21 @@ def test_rows(report: GridReport) -> list[list[str]]:
 
 
 def test_cells(row: Row, t: MetricTest) -> list[str]:
-    delta = f"{number(t.difference, t.scale)} [{number(t.ci_low, t.scale)}, {number(t.ci_high, t.scale)}]"
+    c, scale = t.comparison, t.value.scale
+    delta = f"{number(c.difference, scale)} [{number(c.ci_low, scale)}, {number(c.ci_high, scale)}]"
+    differs = "yes" if c.significant else ("no" if c.p_adjusted is not None else f"not tested: {c.reason}")
     return [
         row.record.model,
         row.label,
-        t.label,
-        str(t.n_shared),
-        number(t.mean_a, t.scale),
-        number(t.mean_b, t.scale),
+        t.value.label,
+        str(c.n_shared),
+        number(c.mean_a, scale),
+        number(c.mean_b, scale),
         delta,
-        t.test,
-        number(t.p_value, 1, 4),
-        number(t.p_holm, 1, 4),
-        "yes" if t.significant else ("no" if t.p_holm is not None else f"not tested: {t.reason}"),
+        c.test or DASH,
+        number(c.p_value, 1, 4),
+        number(c.p_adjusted, 1, 4),
+        differs,
     ]
 
 
@@ -167,7 +174,9 @@ def markdown(report: GridReport) -> str:
     for section in report.sections:
         out += [f"## {section_title(report, section)}", ""]
         lines = section_table(report, section)
-        rows = [header(report)] + [[f"*{c}*" if line.released and c else c for c in line.cells] for line in lines]
+        rows = [header(report)] + [
+            [f"*{c}*" if line.released and c else c for c in line.cells] for line in lines
+        ]
         out += [*md_table(rows), ""]
     tests = test_rows(report)
     if len(tests) > 1:

@@ -77,7 +77,11 @@ class GridReport:
 
 def own_runs(records: Sequence[RunRecord], spec: BenchmarkSpec) -> list[RunRecord]:
     """The benchmark's runs of a model (not replays of released files)."""
-    return [r for r in records if r.spec.name == spec.name and r.replay_file is None and not r.model.startswith("replay/")]
+    return [
+        r
+        for r in records
+        if r.spec.name == spec.name and r.replay_file is None and not r.model.startswith("replay/")
+    ]
 
 
 def latest_runs(records: Sequence[RunRecord]) -> tuple[list[RunRecord], list[str]]:
@@ -89,7 +93,11 @@ def latest_runs(records: Sequence[RunRecord]) -> tuple[list[RunRecord], list[str
         if best is None or (r.status == "success", r.created) >= (best.status == "success", best.created):
             chosen[key] = r
     kept = {id(r) for r in chosen.values()}
-    notes = [f"not reported (a later or successful log of the same run is): {r.path}" for r in records if id(r) not in kept]
+    notes = [
+        f"not reported (a later or successful log of the same run is): {r.path}"
+        for r in records
+        if id(r) not in kept
+    ]
     return list(chosen.values()), notes
 
 
@@ -99,7 +107,9 @@ def ordered(records: Sequence[RunRecord], grid: MethodGrid | None) -> list[list[
     models: dict[str, list[RunRecord]] = {}
     for r in records:
         models.setdefault(r.model, []).append(r)
-    return [sorted(rs, key=lambda r: (order.get(r.method or "", len(order)), r.path)) for rs in models.values()]
+    return [
+        sorted(rs, key=lambda r: (order.get(r.method or "", len(order)), r.path)) for rs in models.values()
+    ]
 
 
 def shown_values(spec: BenchmarkSpec, records: Sequence[RunRecord]) -> tuple[ValueSpec, ...]:
@@ -146,7 +156,9 @@ class ReleasedLookup:
         try:
             replayed = self.replays.replay(file, record, method.key, family.label)
         except (RuntimeError, ValueError, OSError, LookupError) as exc:
-            return Released(file.name, reason=f"replay of {file.name} failed: {str(exc).splitlines()[0][:200]}")
+            return Released(
+                file.name, reason=f"replay of {file.name} failed: {str(exc).splitlines()[0][:200]}"
+            )
         return Released(file.name, replayed)
 
 
@@ -186,7 +198,7 @@ def pair_rows(rows: list[Row], columns: Sequence[ValueSpec], settings: Settings)
     for k, released in paired.items():
         own = tuple(t for t, owner in zip(adjusted, owners, strict=True) if owner == k)
         out[k] = replace(out[k], released=replace(released, tests=own))
-    return out, sum(1 for t in tests if t.p_value is not None)
+    return out, sum(1 for t in adjusted if t.tested)
 
 
 def protocol_notes(records: Sequence[RunRecord]) -> list[str]:
@@ -246,7 +258,8 @@ def build_report(
     rows, family_size = pair_rows(rows, columns, settings)
     stratum_value = spec.value(spec.ranking)
     sections = tuple(
-        Section(model, families[model], tuple(r for r in rows if r.record.model == model)) for model in families
+        Section(model, families[model], tuple(r for r in rows if r.record.model == model))
+        for model in families
     )
     shown = {r.method for r in runs}
     method_notes = [m.note for m in (grid.methods if grid else ()) if m.note and m.key in shown]

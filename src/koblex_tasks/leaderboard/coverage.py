@@ -1,4 +1,10 @@
-"""Does a log hold the whole dataset, every epoch of every sample exactly once, without errors?"""
+"""Does a log hold the whole dataset, every epoch of every sample exactly once, without errors?
+
+A benchmark whose spec declares its official sample ids (`BenchmarkSpec.official_id_digests`) is judged by
+the ids the log holds, not by what its header claims: ids that are all official but fewer than the official
+split are a subset whatever `dataset_size` or fingerprint the log records, and a log that claims a registered
+fingerprint while holding ids outside the official split is refused.
+"""
 
 from collections import Counter
 from dataclasses import dataclass
@@ -7,6 +13,8 @@ from inspect_ai.log import EvalLog, EvalSample
 
 from koblex_tasks.leaderboard.identity import RunIdentity
 from koblex_tasks.leaderboard.rejection import Problems
+from koblex_tasks.leaderboard.text import printable
+from koblex_tasks.spec import ids_sha256
 
 
 @dataclass(frozen=True)
@@ -39,6 +47,29 @@ def declared_subset(log: EvalLog, run: RunIdentity) -> list[str]:
     return why
 
 
+def official_subset(run: RunIdentity, ids: list[str], problems: Problems) -> list[str]:
+    """Why the ids make a subset of the official split (empty: not a subset, or ids of another dataset)."""
+    spec = run.spec
+    if not spec.official_ids_known() or not ids or spec.official_size is None:
+        return []
+    foreign = [i for i in ids if not spec.is_official_id(i)]
+    fingerprint = run.fingerprint or ""
+    if foreign:
+        if fingerprint in spec.dataset_fingerprints:
+            problems.add(
+                printable(
+                    f"the log claims the official dataset (fingerprint {fingerprint[:12]}…) but {len(foreign)} "
+                    f"of its {len(ids)} sample ids are not in the official split, e.g. {foreign[0]!r}"
+                )
+            )
+        return []  # another dataset (labelled unverified when its fingerprint is not registered)
+    if len(ids) < spec.official_size:
+        return [f"{len(ids)} of the {spec.official_size} official items, by sample id"]
+    if spec.official_ids_sha256 is not None and ids_sha256(ids) != spec.official_ids_sha256:
+        problems.add("the sample ids match the official ids' digests but not the official id set")
+    return []
+
+
 def check_coverage(
     log: EvalLog, samples: list[EvalSample], run: RunIdentity, problems: Problems, allow_subset: bool
 ) -> Coverage:
@@ -64,6 +95,8 @@ def check_coverage(
     size = run.dataset_size
     if size is not None and ids and len(ids) < size and not subset_why:
         subset_why.append(f"only {len(ids)} of the dataset's {size} samples")
+    if not subset_why:
+        subset_why += official_subset(run, ids, problems)
     if size is not None and len(ids) > size:
         problems.add(f"{len(ids)} sample ids but the dataset has {size}")
     errored = [str(s.id) for s in samples if s.error is not None]

@@ -1,6 +1,8 @@
 """Which board a run belongs to: benchmark, language, dataset, corpus completeness, scoring variant, subset.
 
 Rows on different boards are never ranked together. Everything here is read from the spec and the log header.
+A dataset fingerprint the spec does not register (`BenchmarkSpec.dataset_fingerprints`) keeps its own board
+(the key holds the fingerprint) and the label says "unverified dataset", so it never reads like the official one.
 """
 
 import hashlib
@@ -10,6 +12,8 @@ from typing import Any
 
 from koblex_tasks.leaderboard.coverage import Coverage
 from koblex_tasks.leaderboard.identity import RunIdentity
+
+UNVERIFIED = "unverified dataset"
 
 
 @dataclass(frozen=True)
@@ -99,6 +103,8 @@ def place(run: RunIdentity, coverage: Coverage, task_args: dict[str, Any], repla
         *variants,
     ]
     label = " · ".join([spec.name, str(lang), f"{corpus_status} corpus", *variants])
+    if run.fingerprint not in spec.dataset_fingerprints:
+        label += f" · {UNVERIFIED}"
     if coverage.subset:
         ids_hash = hashlib.sha256("\n".join(coverage.sample_ids).encode("utf-8")).hexdigest()[:12]
         key_parts.append(f"subset={ids_hash}")

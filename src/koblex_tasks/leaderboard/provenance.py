@@ -1,4 +1,9 @@
-"""What a stored run records about how it was produced: model, solver, task, data, corpus, judges, versions."""
+"""What a stored run records about how it was produced: model, solver, task, data, corpus, judges, versions.
+
+Provenance is stored as strict JSON. A non-finite number anywhere in it (``Infinity`` in a solver argument or
+a usage count) is stored as null and named in a warning (``solver_args.x is not finite (inf): stored as
+null``), so one odd field never stops a submission or a batch.
+"""
 
 import math
 from typing import Any
@@ -9,17 +14,20 @@ from koblex_tasks.leaderboard.coverage import Coverage
 from koblex_tasks.leaderboard.identity import RunIdentity
 from koblex_tasks.leaderboard.placement import Placement
 from koblex_tasks.leaderboard.scores import ScoreTable
+from koblex_tasks.leaderboard.text import clip_name, printable
 
 
-def jsonable(value: Any) -> Any:
-    """Plain JSON data (pydantic models dumped, NaN -> None)."""
+def jsonable(value: Any, where: str = "", warnings: list[str] | None = None) -> Any:
+    """Plain JSON data (pydantic models dumped); a non-finite number -> None, named in `warnings` by its path."""
     if hasattr(value, "model_dump"):
         value = value.model_dump(exclude_none=True)
     if isinstance(value, dict):
-        return {str(k): jsonable(v) for k, v in value.items()}
+        return {str(k): jsonable(v, f"{where}.{k}" if where else str(k), warnings) for k, v in value.items()}
     if isinstance(value, list | tuple | set):
-        return [jsonable(v) for v in value]
-    if isinstance(value, float) and math.isnan(value):
+        return [jsonable(v, f"{where}[{i}]", warnings) for i, v in enumerate(value)]
+    if isinstance(value, float) and not math.isfinite(value):
+        if warnings is not None and not math.isnan(value):  # NaN is Inspect's "not measured": no warning
+            warnings.append(f"{where or 'value'} is not finite ({value}): stored as null")
         return None
     if value is None or isinstance(value, str | int | float | bool):
         return value
@@ -33,10 +41,11 @@ def judge_model_of(log: EvalLog, role: str) -> str | None:
     return getattr(bound, "model", None) or str(bound)
 
 
-def split_usage(log: EvalLog, judge: str | None) -> dict[str, Any]:
+def split_usage(log: EvalLog, judge: str | None, warnings: list[str] | None = None) -> dict[str, Any]:
     """Token usage of the evaluated model and of the judge, from the log's stats."""
     stats = log.stats
-    usage = {k: jsonable(v) for k, v in ((stats.model_usage if stats else None) or {}).items()}
+    raw = (stats.model_usage if stats else None) or {}
+    usage = {k: jsonable(v, f"stats.model_usage.{k}", warnings) for k, v in raw.items()}
     judge_usage = {k: v for k, v in usage.items() if judge and (k == judge or k.endswith("/" + judge))}
     model_usage = {k: v for k, v in usage.items() if k not in judge_usage}
     return {"model": model_usage, "judge": judge_usage}
@@ -49,19 +58,21 @@ def provenance(
     placement: Placement,
     table: ScoreTable,
     replay: bool,
+    warnings: list[str] | None = None,
 ) -> dict[str, Any]:
+    """The run's record; non-finite numbers become null and are named in `warnings`."""
     ev, meta = log.eval, run.metadata
     solver_args = dict(ev.solver_args or {})
     method = meta.get("method") or solver_args.get("method")
     judge_model = judge_model_of(log, run.spec.judge_role)
     variants = [f"{label}={meta.get(key)}" for key, label in run.spec.variants.items()]
-    return {
+    record = {
         "model": ev.model,
         "solver": ev.solver or "(task default)",
-        "solver_args": jsonable(solver_args),
+        "solver_args": solver_args,
         "task": run.spec.task,
         "task_version": ev.task_version,
-        "task_args": jsonable(ev.task_args_passed or {}),
+        "task_args": ev.task_args_passed or {},
         "dataset": {
             "source": meta.get("dataset_source"),
             "fingerprint": run.fingerprint,
@@ -70,21 +81,22 @@ def provenance(
             "epochs": coverage.epochs,
         },
         "corpus": placement.corpus,
-        "retrieval": None if replay else jsonable(meta.get("retrieval")),
+        "retrieval": None if replay else meta.get("retrieval"),
         "scoring": ", ".join(variants),
         "prompts": {k: sorted(v) for k, v in sorted(table.prompts.items())},
         "judge_model": judge_model,
         "judges": {name: tally.as_dict() for name, tally in table.judges.items()},
-        "versions": jsonable(ev.packages or {}),
-        "usage": split_usage(log, judge_model),
+        "versions": ev.packages or {},
+        "usage": split_usage(log, judge_model, warnings),
         "date": ev.created,
         "eval_id": ev.eval_id,
         "replay": {"file": meta.get("replay_file"), "method": method} if replay else None,
-        "git": jsonable(ev.revision) if ev.revision else None,
+        "git": ev.revision or None,
     }
+    return {key: jsonable(value, key, warnings) for key, value in record.items()}
 
 
 def default_name(log: EvalLog, run: RunIdentity) -> str:
-    """`<model> · <method or solver>`, the name a run gets unless the submitter gives one."""
+    """`<model> · <method or solver>`, the name a run gets unless the submitter gives one (escaped, clipped)."""
     method = run.metadata.get("method") or (log.eval.solver_args or {}).get("method")
-    return f"{log.eval.model} · {method or log.eval.solver or 'default solver'}"
+    return clip_name(printable(f"{log.eval.model} · {method or log.eval.solver or 'default solver'}"))

@@ -2,7 +2,8 @@
 
 Each submission is written in one transaction (runs, items, scores together), so a crash or a rejected
 file never leaves a half-written entry. Per-sample scores are stored (NULL = unscored) so statistics never
-need the log again.
+need the log again. SQLite follows symlinks, so a database path (or its ``-wal``/``-shm``/``-journal`` side
+file) that is a symlink is refused before SQLite opens it.
 """
 
 from __future__ import annotations
@@ -17,10 +18,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from koblex_tasks.leaderboard.safe_write import refuse_symlink
 from koblex_tasks.leaderboard.submission import Submission, SubmissionRejected
 
 ENV_DB = "KOBLEX_LEADERBOARD_DB"
 SCHEMA_VERSION = 1
+SIDE_FILES = ("-wal", "-shm", "-journal")  # what SQLite creates next to the database
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -101,6 +104,8 @@ class Store:
 
     def __init__(self, path: str | Path | None = None) -> None:
         self.path = Path(path) if path is not None else default_db_path()
+        for candidate in (self.path, *(self.path.with_name(self.path.name + s) for s in SIDE_FILES)):
+            refuse_symlink(candidate)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.conn = sqlite3.connect(self.path, isolation_level=None)  # explicit BEGIN/COMMIT below
         self.conn.execute("PRAGMA foreign_keys = ON")
@@ -248,8 +253,13 @@ class Store:
             for r in rows
         ]
 
-    def find_run(self, ref: str) -> RunRow:
-        """A run by id (``3`` or ``#3``), exact name, or eval id; ambiguous names are an error."""
+    def find_run(self, ref: str, exact: bool = False) -> RunRow:
+        """A run by id (``3`` or ``#3``), exact name, or eval id, else (unless `exact`) a unique name fragment.
+
+        Ambiguous names and fragments are an error; so is an empty reference.
+        """
+        if not ref.strip():
+            raise LookupError("give a run id (#3) or a run name (see `koblex leaderboard list`)")
         runs = self.runs()
         key = ref.lstrip("#")
         if key.isdigit():
@@ -258,14 +268,22 @@ class Store:
             hits = [r for r in runs if r.name == ref] or [
                 r for r in runs if r.provenance.get("eval_id") == ref
             ]
-            if not hits:
+            if not hits and not exact:
                 hits = [r for r in runs if ref.lower() in r.name.lower()]
         if not hits:
-            raise LookupError(f"no stored run matches {ref!r} (use `koblex leaderboard list`)")
+            what = "has this id, name or eval id" if exact else "matches"
+            raise LookupError(f"no stored run {what} {ref!r} (use `koblex leaderboard list`)")
         if len(hits) > 1:
             listed = ", ".join(f"#{r.run_id} {r.name!r}" for r in hits[:6])
             raise LookupError(f"{ref!r} matches {len(hits)} runs ({listed}); use the run id")
         return hits[0]
+
+    def run_size(self, run_id: int) -> tuple[int, int]:
+        """(items, score rows) stored for a run: what removing it deletes."""
+        return (
+            self.conn.execute("SELECT COUNT(*) FROM items WHERE run_id = ?", (run_id,)).fetchone()[0],
+            self.conn.execute("SELECT COUNT(*) FROM scores WHERE run_id = ?", (run_id,)).fetchone()[0],
+        )
 
     def items(self, run_id: int) -> dict[str, str]:
         return dict(self.conn.execute("SELECT sample_id, stratum FROM items WHERE run_id = ?", (run_id,)))

@@ -3,8 +3,10 @@
 Everything the leaderboard needs later (per-sample scores, strata, provenance, the board it belongs to) is
 extracted here, so statistics and the site never read the log again. Validation collects every problem it
 finds and raises :class:`SubmissionRejected` with all of them; nothing is stored for a rejected log. The steps
-live in their own modules: `reading` (the file), `identity` (task, version, scorers), `coverage` (samples,
-epochs, subsets), `scores` (values checked against the spec's ranges), `placement` (the board), `provenance`.
+live in their own modules: `reading` (the file, read within `ReadLimits`), `identity` (task, version,
+scorers), `coverage` (samples, epochs, subsets, official ids), `scores` (values checked against the spec's
+ranges), `rederivation` (every value recomputed from the log by its scorer's code), `placement` (the board),
+`provenance`; `text` (names).
 """
 
 from __future__ import annotations
@@ -19,11 +21,13 @@ from koblex_tasks.leaderboard.coverage import check_coverage
 from koblex_tasks.leaderboard.identity import identify
 from koblex_tasks.leaderboard.placement import place
 from koblex_tasks.leaderboard.provenance import default_name, provenance
-from koblex_tasks.leaderboard.reading import read_log
+from koblex_tasks.leaderboard.reading import ReadLimits, read_log
+from koblex_tasks.leaderboard.rederivation import check_rederived
 from koblex_tasks.leaderboard.rejection import Problems, SubmissionRejected
 from koblex_tasks.leaderboard.scores import ScoreRow, extract_scores
+from koblex_tasks.leaderboard.text import model_problem, name_problem
 
-__all__ = ["Submission", "SubmissionRejected", "load_submission"]
+__all__ = ["ReadLimits", "Submission", "SubmissionRejected", "load_submission"]
 
 
 @dataclass
@@ -48,6 +52,7 @@ class Submission:
     scores: list[ScoreRow] = field(default_factory=list)
     strata: dict[str, str] = field(default_factory=dict)  # sample_id -> stratum label
     provenance: dict[str, Any] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)  # stored anyway, e.g. a non-finite solver argument
 
     @property
     def sample_ids(self) -> list[str]:
@@ -69,19 +74,28 @@ def _content_hash(task: str, samples: list[Any], rows: list[ScoreRow]) -> str:
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 
-def load_submission(path: str | Path, name: str | None = None, allow_subset: bool = False) -> Submission:
+def load_submission(
+    path: str | Path, name: str | None = None, allow_subset: bool = False, limits: ReadLimits | None = None
+) -> Submission:
     """Validate ``path`` and extract a :class:`Submission`; raises :class:`SubmissionRejected`."""
     path = Path(path)
-    log, samples = read_log(path)
+    if name is not None and (why := name_problem(name)):
+        raise SubmissionRejected(path, [why])
+    log, samples = read_log(path, limits)
     problems = Problems(path)
     run = identify(log, problems)
+    if why := model_problem(str(log.eval.model)):
+        problems.add(why)
     coverage = check_coverage(log, samples, run, problems, allow_subset)
     table = extract_scores(samples, run, problems)
+    verification = check_rederived(log, samples, run, problems)
     problems.check()
 
     ev = log.eval
     replay = ev.solver in run.spec.replay_solvers or str(ev.model).startswith("replay/")
     placement = place(run, coverage, ev.task_args or {}, replay)
+    warnings: list[str] = []
+    record = provenance(log, run, coverage, placement, table, replay, warnings)
     return Submission(
         log_path=str(path.resolve()),
         eval_id=ev.eval_id,
@@ -99,5 +113,6 @@ def load_submission(path: str | Path, name: str | None = None, allow_subset: boo
         epochs=coverage.epochs,
         scores=table.rows,
         strata=table.strata,
-        provenance=provenance(log, run, coverage, placement, table, replay),
+        provenance={**record, "verification": verification},
+        warnings=warnings,
     )

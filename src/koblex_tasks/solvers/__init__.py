@@ -20,7 +20,7 @@ from koblex_tasks.solvers.koblex import (
     self_ask,
     standard_prompting,
 )
-from koblex_tasks.solvers.legit import legit_predict, legit_rag, legit_replay
+from koblex_tasks.solvers.legit import legit_predict, legit_rag, legit_replay, legit_verdicts
 
 __all__ = [
     "beamaggr",
@@ -30,6 +30,7 @@ __all__ = [
     "legit_predict",
     "legit_rag",
     "legit_replay",
+    "legit_verdicts",
     "one_time_retrieval",
     "parser",
     "probtree",

@@ -1,20 +1,16 @@
 """No judged run without a judge: refuse when the task is built (`refuse_without_grader`) and, as the safety net
 for entry points that build the task outside an eval, before the first model call (`require_grader`)."""
 
-from inspect_ai._util.error import PrerequisiteError  # Inspect's CLI prints these as one line, no traceback
 from inspect_ai.model import model_roles
 from inspect_ai.model._model import active_model  # set while eval()/`inspect eval` builds registry tasks
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
+from koblex_tasks.errors import SetupError
 from koblex_tasks.judge_role import GRADER_ROLE, grader_bound
 
 
-class GraderRequiredError(PrerequisiteError, RuntimeError):
+class GraderRequiredError(SetupError, RuntimeError):
     """A task that needs a judge was started without one."""
-
-    def __init__(self, message: str) -> None:
-        RuntimeError.__init__(self, message)
-        self.message = message
 
 
 def built_by_eval() -> bool:

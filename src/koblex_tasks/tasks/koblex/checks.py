@@ -11,25 +11,13 @@ import importlib.util
 from collections.abc import Collection, Iterable
 from pathlib import Path
 
-from inspect_ai._util.error import PrerequisiteError  # printed as one line by the inspect CLI
-
+from koblex_tasks.errors import SetupError
 from koblex_tasks.hub import hub_unavailable
 
 RERANKER_ALIASES = ("none", "bge", "paper")
 RERANKER_OFF = "-T reranker=none"
 RERANK_INSTALL = "pip install 'koblex-tasks[rerank]'"
 WEIGHT_FILES = ("model.safetensors", "model.safetensors.index.json", "pytorch_model.bin")
-
-
-class SetupError(PrerequisiteError, ValueError):
-    """A task argument or input that cannot work; the message names the fix."""
-
-    def __init__(self, message: str) -> None:
-        PrerequisiteError.__init__(self, message)
-        ValueError.__init__(self, message)
-
-    def __str__(self) -> str:
-        return str(self.message)
 
 
 def did_you_mean(value: str, choices: Iterable[str]) -> str:

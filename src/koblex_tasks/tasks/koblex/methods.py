@@ -95,5 +95,4 @@ KOBLEX_GRID = MethodGrid(
         shared_task_args=("data", "official"),
         requires={"lang": "ko"},
     ),
-    judge_arg="judge",
 )

@@ -27,6 +27,32 @@ GENERATION: dict[str, dict[str, Any]] = {
 # The paper's statute pool (JihyungL/KoBLEX-statute): a smaller local corpus makes a run "partial".
 FULL_CORPUS_SIZE = 233_544
 
+# The 226 official sample ids (`spec.id_digests` / `spec.ids_sha256` of koblex.jsonl's `id`s).
+OFFICIAL_IDS_SHA256 = "549f40e33c00f486dd53584309423aabf368c3800facd1bdf9aa323b175dc959"
+OFFICIAL_ID_DIGESTS = (
+    "01daeca0 01dd4e93 01fe29d3 024cac99 024e942b 04eedb2a 06f01699 070d9b79 075b36f7 085ff5b2 08ece38f "
+    "0a6eb5d7 0a7ad530 0adafd99 0b869cc5 0cd162da 0cfd59c7 0ddee0f1 0f39fd76 11541ffd 135ee2f8 13b5d4c8 "
+    "1488ceb8 15a1d8f1 15bd49bf 16aedbed 1746136a 17e75548 19c7ddf8 1b1363ae 1e4403ea 1f0345ac 2090d505 "
+    "218eafbe 22b37f71 23063936 23ccf64c 23f0d627 24c2d24a 25479826 263cba57 26ae57ef 26c683c0 2845ef12 "
+    "2850783c 29b0a219 29e47acd 2aca509e 2bfb4d07 2c74a076 2d662670 2e6482e2 2f313fe0 2f367eeb 3165b245 "
+    "31e21c82 32a066dd 34b7a6b7 34bca955 34f77a84 36d9a77b 3914318f 3968bc32 3b101d85 3b137a17 40a34163 "
+    "426d1add 42bccc07 43a3dff3 458a57fd 47ab7248 4a42b50f 4b657ec6 4c981c40 4d4a2478 4d6bf9d3 50395740 "
+    "524efb0e 52ba1f09 533d5de1 53e7eafe 546aa258 558b95e7 56587d2c 56fe8715 57536045 58eec276 58f145bc "
+    "590084b5 59ee18de 5a6c39fd 5ba274fb 5ebf32f2 6158ecce 615f208e 6201c5df 67aa74fd 6855c87c 694cfd49 "
+    "6a83a59b 6aa4a55f 6add29f1 700195f8 74267d31 742b1323 761364f5 76f21996 776216a0 776ddc75 7a77b317 "
+    "7af5c1f0 7c1ebeb4 7c4159eb 7d8d767e 7e4db319 7f1712e3 8267d417 82befaf4 83454190 8476db5a 84dd1f36 "
+    "89bb57f7 89ff3ca7 8ac1689e 8b1ac6c4 8b50a8a8 8bf9d858 8ca8c1f6 8caa71bd 8cefacff 8d02826e 8d62dffb "
+    "8e45ee30 8f01ed8d 90b85f0d 9175e21f 91cbdfa8 927cf4bb 92dba0af 94a97af7 a52f9092 a5aa7460 a8acb7d1 "
+    "aa77f8c1 ac4586ff adaeedeb af0d1b1e b02645a7 b10c6bc1 b18944c4 b295f47a b2f7a389 b35b6086 b3e9c662 "
+    "b421db98 b51c9ee6 b60e620f b64f034f b68b3bfa b75428f7 b774011e b7aa4477 b92bf6d3 b99af0e7 b9dd14dc "
+    "ba496053 ba6958da bbb14547 bc640517 bcb147bf bcb1b56b bce0175a beb7f9cd bfaff607 c0089c65 c18efdc3 "
+    "c1e01332 c35c6cb2 c35d41df c3f1978f c5fd286d c688dade c75e164f c98a45a8 c9bbc3f1 d00396e9 d152f7fc "
+    "d159ed0e d1e46945 d2472fc1 d30a9cf3 d541af2d d55a705f d8037806 d895bb88 d8f89f96 dd662c4e df1da2eb "
+    "df692608 df869d8c e0bc3502 e0d040a3 e122573c e264af4e e3afce8f e4427f41 e603718f e6ccb66b e71b4d1f "
+    "e74cdd22 ea7f3065 ec55669c ed4f370b ef6233bc efe0f171 f0ea26b5 f13f3a13 f1d09114 f333bfab f3f37527 "
+    "f470efde f5f3eec8 f7c0b437 f9cc53f3 fe066e65 ff5d5243"
+)
+
 PROVISION_MATCH = ScorerSpec(
     name="provision_match",
     values=(
@@ -35,6 +61,7 @@ PROVISION_MATCH = ScorerSpec(
         ValueSpec("provision_f1", "Provision F1", 0.0, 1.0, scale=100),
         ValueSpec("provision_em", "Provision EM", 0.0, 1.0, scale=100, kind="binary"),
     ),
+    rederive="koblex_tasks.scorers.koblex.provision_match:rederive",
 )
 TOKEN_F1 = ScorerSpec(
     name="token_f1",
@@ -51,12 +78,14 @@ TOKEN_F1 = ScorerSpec(
             kind="binary",
         ),
     ),
+    rederive="koblex_tasks.scorers.koblex.token_f1:rederive",
 )
 LF_EVAL = ScorerSpec(
     name="lf_eval",
     values=(ValueSpec("lf_eval", "LF-Eval", 0.0, 100.0),),
     judge=True,
     required=False,  # only when a judge is bound
+    rederive="koblex_tasks.scorers.koblex.lf_eval:rederive",
 )
 
 KOBLEX = register_benchmark(
@@ -95,5 +124,7 @@ KOBLEX = register_benchmark(
             ),
         },
         official_size=226,
+        official_ids_sha256=OFFICIAL_IDS_SHA256,
+        official_id_digests=OFFICIAL_ID_DIGESTS,
     )
 )

@@ -10,25 +10,19 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from inspect_ai._util.error import PrerequisiteError  # printed by Inspect's CLI as one line
-
-from koblex_tasks.errors import DataError
+from koblex_tasks.errors import DataError, SetupError
 
 
-class TaskArgumentError(PrerequisiteError, ValueError):
+class TaskArgumentError(SetupError):
     """A task argument or an input file it names is wrong."""
 
-    def __init__(self, message: str) -> None:
-        ValueError.__init__(self, message)
-        self.message = message
 
-
-class TaskDataError(PrerequisiteError, DataError):
+class TaskDataError(SetupError, DataError):
     """A data file the task reads is malformed (a `DataError`, printed by Inspect's CLI as one line)."""
 
     def __init__(self, error: DataError) -> None:
         DataError.__init__(self, error.path, error.line, error.problem)
-        self.message = str(self)
+        self.message = str(error)  # "file:line: problem", the text Inspect's CLI prints
 
 
 @contextmanager

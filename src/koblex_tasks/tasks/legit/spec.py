@@ -28,6 +28,7 @@ LEGIT_RUBRIC = ScorerSpec(
         ),
     ),
     judge=True,
+    rederive="koblex_tasks.scorers.legit.rubric:rederive",
 )
 
 LEGIT = register_benchmark(
@@ -57,5 +58,8 @@ LEGIT = register_benchmark(
         # The 300-record test split's SHA-256 could not be computed here (no network); see tasks/legit/dataset.py.
         dataset_fingerprints={},
         official_size=300,
+        # The 300-record split is not available here, so its sample ids are not declared: LEGIT subsets are
+        # recognised from the task's own record (`dataset_size`, selecting arguments) only.
+        official_ids_sha256=None,
     )
 )

@@ -1,0 +1,80 @@
+"""Text that came from a log, made safe to show: on a terminal, on the page, and within a length limit.
+
+A model name, sample id or solver argument is whatever the log's author wrote. On a terminal, control
+characters (ESC starts an ANSI sequence, BEL rings, NUL and CR hide text) must never reach the screen; on a
+terminal or a page, bidi controls (U+202E RIGHT-TO-LEFT OVERRIDE, isolates, embeddings) reorder the text
+around them. Both are shown as escapes (``\\x1b``, ``\\u202e``), so a tampered name is visible as tampered.
+A backslash is kept as is (``C:\\logs`` stays readable), so an escape in the output may also be literal text.
+
+Names: one given with ``--name`` longer than `MAX_NAME_CHARS` or holding escaped characters is refused
+(the submitter can fix it); a default name built from the log (``<model> · <method>``) is cut to
+`MAX_NAME_CHARS` with an ellipsis. A model id longer than `MAX_MODEL_CHARS` is refused: no provider's id
+is that long, and the id is stored and shown in full.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+MAX_NAME_CHARS = 200
+MAX_MODEL_CHARS = 500
+ELLIPSIS = "…"
+
+# Bidirectional formatting characters (Unicode's Bidi_Control property): marks, embeddings, overrides, isolates.
+BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+# Cc: C0/C1 controls and DEL; Zl/Zp: line and paragraph separators; Cs: lone surrogates (not encodable).
+_ESCAPED_CATEGORIES = frozenset({"Cc", "Zl", "Zp", "Cs"})
+
+
+def needs_escape(ch: str) -> bool:
+    return ch in BIDI_CONTROLS or unicodedata.category(ch) in _ESCAPED_CATEGORIES
+
+
+def _escape(ch: str) -> str:
+    code = ord(ch)
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
+def printable(text: object, keep_newlines: bool = False) -> str:
+    """`text` with every control, separator and bidi character escaped (``"\\x1b[31m"`` -> ``"\\\\x1b[31m"``).
+
+    `keep_newlines` keeps ``\\n`` (for multi-line messages such as a rejection's list of reasons).
+    """
+    s = str(text)
+    if not any(needs_escape(ch) for ch in s):
+        return s  # the common case: nothing to do
+    return "".join(ch if (keep_newlines and ch == "\n") or not needs_escape(ch) else _escape(ch) for ch in s)
+
+
+def display_text(text: object) -> str:
+    """A log's string as the page shows it: controls and bidi controls escaped (HTML escaping is the template's).
+
+    The page renders it inside its own elements, so a name cannot reorder the text around it; a name in a
+    right-to-left script still reads right to left (only explicit controls are neutralised).
+    """
+    return printable(text)
+
+
+def name_problem(name: str) -> str | None:
+    """Why `name` (given with ``--name``) cannot be a run's name, or None."""
+    if not name.strip():
+        return "--name is empty"
+    if len(name) > MAX_NAME_CHARS:
+        return f"--name is {len(name):,} characters long (limit {MAX_NAME_CHARS})"
+    if any(needs_escape(ch) for ch in name):
+        return f"--name holds control or bidi characters ({printable(name)[:80]})"
+    return None
+
+
+def clip_name(name: str) -> str:
+    """A default name cut to `MAX_NAME_CHARS` (ending in an ellipsis when cut)."""
+    return name if len(name) <= MAX_NAME_CHARS else name[: MAX_NAME_CHARS - len(ELLIPSIS)] + ELLIPSIS
+
+
+def model_problem(model: str) -> str | None:
+    """Why a log's model id cannot be stored, or None."""
+    if len(model) > MAX_MODEL_CHARS:
+        return f"the model id is {len(model):,} characters long (limit {MAX_MODEL_CHARS}): {printable(model[:60])}…"
+    return None
