@@ -19,10 +19,12 @@ import argparse
 import os
 import tempfile
 import time
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import anyio
+from inspect_ai.log import EvalLog
 from inspect_ai.model import modelapi
 from inspect_ai.model._providers.mockllm import MockLLM
 
@@ -46,8 +48,15 @@ class SlowMock(MockLLM):
         return await super().generate(*args, **kwargs)
 
 
-def run_once(data: Path, max_tasks: int, limit: int, connections: int) -> tuple[float, float]:
-    """Seconds to build the grid's tasks and to run them (the eval set), in a fresh log directory."""
+def run_seconds(log: EvalLog) -> float:
+    """A run's own duration (its log's start to end)."""
+    assert log.stats is not None
+    started, completed = (datetime.fromisoformat(t) for t in (log.stats.started_at, log.stats.completed_at))
+    return (completed - started).total_seconds()
+
+
+def run_once(data: Path, max_tasks: int, limit: int, connections: int) -> tuple[float, float, list[float]]:
+    """Seconds to build the grid's tasks, to run them (the eval set), and each run's own duration."""
     from koblex_tasks.grid.build import build_tasks
     from koblex_tasks.grid.plan import plan_grid
     from koblex_tasks.grid.run import run_grid
@@ -77,7 +86,7 @@ def run_once(data: Path, max_tasks: int, limit: int, connections: int) -> tuple[
         done = time.perf_counter()
     if outcome.failed:
         raise RuntimeError(f"{len(outcome.failed)} runs failed: {outcome.failed[0].error}")
-    return built - start, done - built
+    return built - start, done - built, [run_seconds(log) for log in outcome.logs]
 
 
 def main() -> None:
@@ -99,11 +108,12 @@ def main() -> None:
     )
     print("| max tasks | build tasks (s) | eval set (s) | total (s) | eval speed-up vs first |")
     print("| --- | --- | --- | --- | --- |")
-    base = None
+    base, runs = None, []
     for n in args.tasks:
-        build, run = run_once(data, n, args.limit, args.connections)
+        build, run, runs = run_once(data, n, args.limit, args.connections)
         base = base or run
         print(f"| {n} | {build:.1f} | {run:.1f} | {build + run:.1f} | {base / run:.2f}x |", flush=True)
+    print(f"runs' own durations at the last setting: longest {max(runs):.1f} s, sum {sum(runs):.1f} s")
 
 
 if __name__ == "__main__":

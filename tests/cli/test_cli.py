@@ -210,3 +210,30 @@ def test_exit_codes_hold_in_standalone_mode(tmp_path: Path, monkeypatch: pytest.
     assert runner.invoke(koblex, ["replay", str(tmp_path / "none.jsonl")]).exit_code == 2
     assert runner.invoke(koblex, ["replay", "--bogus"]).exit_code == 2
     assert runner.invoke(koblex, ["--version"]).exit_code == 0
+
+
+def test_judge_audit_without_shared_units_says_so_in_one_line() -> None:
+    """No wall of n/a: two labellers with nothing in common get one line saying so and why."""
+    from koblex_tasks.audit.legit.agreement import compare_labellers
+    from koblex_tasks.audit.legit.labels import labeller_from_records
+    from koblex_tasks.cli.audit import format_report
+
+    def labels(generator: str) -> list[dict[str, object]]:
+        return [
+            {
+                "generator": generator,
+                "doc_id": "d",
+                "issue_id": i,
+                "contains_issue": 1,
+                "correct_conclusion": 1,
+                "score": 1,
+            }
+            for i in ("", "1")
+        ]
+
+    report = compare_labellers(
+        labeller_from_records("group 1", labels("o3")), labeller_from_records("judge j", labels("gpt-4.1"))
+    )
+    text = format_report(report)
+    assert len(text.splitlines()) == 1
+    assert "no issue in common" in text and "o3" in text and "gpt-4.1" in text and "n/a" not in text

@@ -429,9 +429,9 @@ def test_names_are_bounded(one_run_db: Path, replay_logs, tmp_path: Path, capsys
     before = counts(one_run_db)
     log = str(replay_logs["ircot_gpt4o"])
     assert submit(one_run_db, "--name", "n" * 201, log) == 2
-    assert "--name is 201 characters long (limit 200)" in capsys.readouterr().err
+    assert "--name: the name is 201 characters long (limit 200)" in capsys.readouterr().err
     assert submit(one_run_db, "--name", "red\x1b[31m", log) == 2
-    assert "control or bidi characters (red\\x1b[31m)" in capsys.readouterr().err
+    assert "the name holds control or bidi characters (red\\x1b[31m)" in capsys.readouterr().err
 
     def huge_model(log: EvalLog) -> None:
         log.eval.model = "m" * 102_400

@@ -110,3 +110,23 @@ def test_misaligned_file_is_rejected_before_running(
     assert "3 questions have no prediction" in err
     assert "the file has 223 rows for 226 questions" in err  # why row order could not place them
     assert not (tmp_path / "logs").exists()
+
+
+def test_cli_replay_with_a_grader_adds_lf_eval(
+    shared_data: Path, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """`koblex replay FILE --grader MODEL` judges the released answers too (koblexmock's judge says 7)."""
+    file = shared_data / "koblex" / "released_gpt4o" / "sp_or_gpt4o.jsonl"
+    data = shared_data / "koblex" / "koblex.jsonl"
+    code = main(
+        ["replay", str(file), "--data", str(data), "--grader", "koblexmock/judge", "--log-dir", str(tmp_path)]
+    )
+    assert code == 0
+    out = capsys.readouterr().out.strip().splitlines()
+    headline = json.loads(out[-1])
+    assert headline["lf_eval"] == pytest.approx(70.0)
+    assert round(100 * headline["provision_f1"], 2) == 21.50
+    assert "  lf_eval         70.00" in out
+    [log_file] = tmp_path.glob("*.eval")
+    roles = read_eval_log(str(log_file), header_only=True).eval.model_roles or {}
+    assert roles["grader"].model == "koblexmock/judge"

@@ -56,8 +56,26 @@ def _table(header: list[str], rows: list[list[str]]) -> list[str]:
     return [line(header), "  ".join("-" * w for w in widths), *(line(r) for r in rows)]
 
 
+def _no_overlap(report: AgreementReport) -> str:
+    """One line instead of a table of n/a when two labellers judged no unit in common, saying why."""
+
+    def covered(units: list[list[str]], count: int) -> str:
+        generators = sorted({u[0] for u in units})
+        shown = ", ".join(generators[:4]) + (", ..." if len(generators) > 4 else "")
+        return f"{count} issues of generator(s) {shown}" if count else "nothing"
+
+    return (
+        f"{report.labeller_a} vs {report.labeller_b}: no issue in common, so no agreement can be computed "
+        f"({report.labeller_a} labels {covered(report.only_a, report.only_a_count)}; {report.labeller_b} "
+        f"labels {covered(report.only_b, report.only_b_count)}): audit a judge on the generators and "
+        "documents the lawyers labelled"
+    )
+
+
 def format_report(report: AgreementReport) -> str:
     """Aligned plain-text tables; undefined values print as n/a with their reasons listed below."""
+    if report.shared == 0:
+        return _no_overlap(report)
     notes: list[str] = []
 
     def est(label: str, what: str, e: Estimate) -> str:

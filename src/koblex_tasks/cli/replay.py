@@ -59,9 +59,10 @@ def detect_benchmark(file: str) -> str:
 def _replay_koblex(args: ReplayArgs, spec: BenchmarkSpec) -> Replayed:
     from koblex_tasks.replay.koblex import run_replay
 
-    result = run_replay(**args.common(), official=args.official, method=args.method)
+    result = run_replay(**args.common(), official=args.official, method=args.method, grader=args.grader)
     summary = f"method: {result.method}  model: {result.model}  log: {result.log.location}"
-    table = [f"  {name:<14} {100 * value:6.2f}" for name, value in result.headline.items()]
+    # on the spec's display scale (x100 for F1 and EM, LF-Eval is already 0-100)
+    table = [f"  {name:<14} {spec.value(name).scale * value:6.2f}" for name, value in result.headline.items()]
     return Replayed([summary, result.alignment_line, *table], result.headline)
 
 
@@ -128,7 +129,8 @@ def _needs_judge(spec: BenchmarkSpec) -> bool:
 @click.option(
     "--grader",
     default=None,
-    help="LEGIT responses only (required there): the judge model, e.g. openai/gpt-4.1",
+    help="the judge model, e.g. openai/gpt-4o: KoBLEX adds LF-Eval on the released answers; LEGIT responses "
+    "need it (required there)",
 )
 @click.option(
     "--rule", type=click.Choice(["paper", "official"]), default="paper", help="LEGIT only: scoring rule"

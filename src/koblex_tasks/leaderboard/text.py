@@ -60,11 +60,11 @@ def display_text(text: object) -> str:
 def name_problem(name: str) -> str | None:
     """Why `name` (given with ``--name``) cannot be a run's name, or None."""
     if not name.strip():
-        return "--name is empty"
+        return "the name is empty"
     if len(name) > MAX_NAME_CHARS:
-        return f"--name is {len(name):,} characters long (limit {MAX_NAME_CHARS})"
+        return f"the name is {len(name):,} characters long (limit {MAX_NAME_CHARS})"
     if any(needs_escape(ch) for ch in name):
-        return f"--name holds control or bidi characters ({printable(name)[:80]})"
+        return f"the name holds control or bidi characters ({printable(name)[:80]})"
     return None
 
 

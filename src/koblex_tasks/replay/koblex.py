@@ -43,7 +43,9 @@ def run_replay(
     method: str | None = None,
     model_name: str | None = None,
     display: Display = "none",
+    grader: str | None = None,
 ) -> ReplayResult:
+    """Replay a released prediction file; with `grader`, the judge also scores LF-Eval on the released answers."""
     alignment = check_alignment(file, data)
     counts, order_lines = alignment.counts(), alignment.lines("order")
     inferred_method, inferred_model = infer_method_and_model(file)
@@ -52,7 +54,7 @@ def run_replay(
     solver = replay(file=file, method=method, model_name=model_name, data=data)
     log = run_replay_eval(
         # built with the replay solver, so the task loads no corpus and checks no reranker (nothing retrieves)
-        koblex(data=data, official=official, solver=solver),
+        koblex(data=data, official=official, solver=solver, judge=grader is not None),
         solver,
         model_name,
         log_dir,
@@ -63,6 +65,7 @@ def run_replay(
             "replay_order_lines": order_lines,
         },
         display=display,
+        **({"model_roles": {KOBLEX.judge_role: grader}} if grader is not None else {}),
     )
     return ReplayResult(
         log=log,

@@ -47,10 +47,13 @@ def run_replay_eval(
 
 
 def headline_means(log: EvalLog, spec: BenchmarkSpec) -> dict[str, float]:
-    """The spec's headline means on the scorers' own scale, for the value keys the run scored at all."""
+    """The spec's headline means on the scorers' own scale, for the value keys the run scored at all, followed
+    by the primary values of any judge scorer that ran (KoBLEX's LF-Eval when a judge was bound)."""
+    judged = [v.key for s in spec.scorers if s.judge for v in s.values if v.primary]
+    keys = [*spec.headline, *(k for k in judged if k not in spec.headline)]
     out: dict[str, float] = {}
     for score in log.results.scores if log.results else []:
         mean = metric_value(score, "mean")
-        if score.name in spec.headline and score.scored_samples and mean is not None:
+        if score.name in keys and score.scored_samples and mean is not None:
             out[score.name] = mean
-    return {k: out[k] for k in spec.headline if k in out}
+    return {k: out[k] for k in keys if k in out}
