@@ -13,7 +13,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-BLOCK = re.compile(r"(<!-- params:(?P<name>[a-z_]+) -->\n)(?P<body>.*?)(<!-- /params:(?P=name) -->)", re.DOTALL)
+BLOCK = re.compile(
+    r"(<!-- params:(?P<name>[a-z_]+) -->\n)(?P<body>.*?)(<!-- /params:(?P=name) -->)", re.DOTALL
+)
 HIDDEN = {"solver"}  # replaced by `--solver`, documented with the solvers
 
 

@@ -15,6 +15,7 @@ from koblex_tasks.cli.main import koblex
 
 LEADERBOARD = ["submit", "build", "compare", "list", "remove", "audit-attach"]
 COMMANDS = [[], ["replay"], ["judge-audit"], ["leaderboard"], *(["leaderboard", c] for c in LEADERBOARD)]
+COMMANDS += [["grid"], ["grid", "koblex"], ["grid", "legit"], ["grid", "report"]]
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:

@@ -227,20 +227,26 @@ def test_a_task_that_cannot_be_built_stops_the_grid_before_any_model_call(tmp_pa
     assert not list(tmp_path.glob("logs/*.eval"))
 
 
-def test_a_bound_judge_reaches_every_run(shared_data: Path, tmp_path: Path) -> None:
+def test_a_bound_judge_reaches_every_run_and_can_judge_the_released_answers(
+    shared_data: Path, tmp_path: Path
+) -> None:
     data = shared_data / "koblex"
     run = koblex_cli(
-        "grid", "koblex", "--model", "koblexmock/m", "--methods", "standard_prompting,chain_of_thought",
+        "grid", "koblex", "--model", "koblexmock/gpt-4o,koblexmock/m", "--methods", "standard_prompting",
         "--model-role", "grader=koblexmock/judge", "-T", f"data={data / 'koblex.jsonl'}", "--limit", "2",
-        "--log-dir", str(tmp_path), "--display", "none",
+        "--log-dir", str(tmp_path), "--display", "none", "--released", str(data / "released_gpt4o"),
+        "--judge-released", "koblexmock/judge", "--resamples", "2000",
     )  # fmt: skip
     assert run.code == 0, run.err[-2000:]
-    records = read_records(log_locations(tmp_path))
-    assert len(records) == 2
-    for record in records:
-        assert record.cells["lf_eval"].n == 2  # the judge graded both samples of both runs
+    records = [r for r in read_records(log_locations(tmp_path)) if r.replay_file is None]
+    assert sorted(r.model for r in records) == ["koblexmock/gpt-4o", "koblexmock/m"]
+    assert all(r.cells["lf_eval"].n == 2 and r.judge == "koblexmock/judge" for r in records)
     assert "LF-Eval [95% CI]" in run.out
-    assert "not a model family of the paper" in run.out  # koblexmock/m: solver defaults, nothing to compare
+    assert "koblexmock/m is not a model family of the paper" in run.out  # solver defaults, nothing to compare
+    [replay] = read_records(log_locations(tmp_path / "released"))
+    assert replay.judge == "koblexmock/judge" and replay.cells["lf_eval"].n == 226
+    md = (tmp_path / "grid-koblex.md").read_text(encoding="utf-8")
+    assert "| koblexmock/gpt-4o | Standard prompting | LF-Eval | 2 |" in md  # compared under the same judge
 
 
 def test_dry_run_prints_each_run_and_what_it_passes() -> None:
@@ -267,3 +273,9 @@ def test_a_bad_generate_config_is_refused_before_anything_runs(tmp_path: Path) -
     )  # fmt: skip
     assert run.code == 2 and run.err.count("\n") == 1 and "--generate-config" in run.err
     assert not (tmp_path / "l").exists()
+
+
+@pytest.mark.parametrize("command", [["grid"], ["grid", "koblex"], ["grid", "legit"], ["grid", "report"]])
+def test_help(command: list[str]) -> None:
+    run = koblex_cli(*command, "--help")
+    assert run.code == 0 and run.out.startswith(f"Usage: koblex {' '.join(command)}") and not run.err

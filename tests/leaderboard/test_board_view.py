@@ -19,7 +19,7 @@ from koblex_tasks.tasks.koblex.spec import KOBLEX
 from koblex_tasks.tasks.legit.spec import LEGIT
 from tests.leaderboard.fakes import LEGIT_KEY, FakeStore, legit_store
 
-KOBLEX_KEY = "koblex | lang=ko | dataset=a2557f | corpus=partial | official scoring=True"
+KOBLEX_KEY = "koblex | lang=ko | dataset=a2557f4675c72a1af5cdea69245bb35af680c1637858d9c0fd5bf102b62abdff | corpus=partial | official scoring=True"
 
 
 def section_text(page: str, k: int) -> str:

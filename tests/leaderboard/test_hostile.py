@@ -99,6 +99,15 @@ def test_edited_answers_keep_no_old_scores(one_run_db: Path, replay_logs, tmp_pa
     assert "token_f1: 7 stored score(s) disagree" in err and "provision_match" not in err
 
 
+def test_unreadable_evidence_is_refused(one_run_db: Path, replay_logs, tmp_path: Path, capsys) -> None:
+    def garbled(log: EvalLog) -> None:
+        log.samples[0].store["ProvisionEvidence:answer_rule"] = {"kind": "trust_me"}
+
+    bad = variant(replay_logs["ircot_gpt4o"], tmp_path / "rule.eval", renamed(garbled, "garbled"))
+    err = submit_rejected(one_run_db, bad, capsys)
+    assert "token_f1: cannot re-derive 1 score(s), e.g. 'qa_0_1hop_0': ValueError: unknown answer rule" in err
+
+
 def test_duplicate_zip_members_are_refused(one_run_db: Path, replay_logs, tmp_path: Path, capsys) -> None:
     """A tampered copy of a sample appended under the same name: readers would see only the later one."""
     bad = tmp_path / "dup.eval"
@@ -376,7 +385,8 @@ def test_remove_needs_an_exact_run_and_an_answer(
 
     assert remove("") == 2 and "give a run id" in capsys.readouterr().err
     assert (
-        remove("arse") == 2 and "no stored run has this id, name or eval id 'arse'" in capsys.readouterr().err
+        remove("arse") == 2
+        and "no stored run matches 'arse' (an exact run id, name or eval id)" in capsys.readouterr().err
     )
     assert remove(PARSER_NAME) == 2  # stdin is not a terminal and no --yes
     out, err = capsys.readouterr()

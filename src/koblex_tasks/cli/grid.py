@@ -29,9 +29,8 @@ from koblex_tasks.cli._base import (
     reading,
 )
 from koblex_tasks.grid.compare import Settings
-from koblex_tasks.grid.methods import MethodGrid
 from koblex_tasks.grid.plan import grid_for, plan_grid, select_methods, solver_overrides
-from koblex_tasks.spec import BenchmarkSpec
+from koblex_tasks.spec import BenchmarkSpec, MethodGrid
 from koblex_tasks.tasks import benchmark_specs
 
 __all__ = ["grid", "parse_pairs"]
@@ -110,6 +109,12 @@ def report_options(handler: Handler) -> Handler:
                 help="folder with the paper's released files (default: download once from the pinned commit)",
             ),
             click.option("--no-released", is_flag=True, help="do not compare with the paper's released runs"),
+            click.option(
+                "--judge-released",
+                metavar="MODEL",
+                help="also judge the released answers with MODEL (your judge), so judge-graded metrics "
+                "compare too; one judge call per released answer",
+            ),
             click.option(
                 "--out", metavar="DIR", help="where grid-<benchmark>.md and .html go (default: the log dir)"
             ),
@@ -211,6 +216,7 @@ def _report(
     paths: Sequence[str],
     log_dir: str,
     opts: dict[str, Any],
+    models: Sequence[str] = (),
 ) -> int:
     """Print the report of `paths`, write its files, submit if asked; returns 1 when a submission failed."""
     from koblex_tasks.grid.logs import read_records
@@ -226,7 +232,9 @@ def _report(
             raise CommandError(f"--released {local}: not a directory")
         files = ReleasedFiles(method_grid.released, local)
     settings = Settings(n_resamples=opts["resamples"], seed=opts["seed"], alpha=opts["alpha"])
-    report = build_report(spec, method_grid, read_records(paths), log_dir, files, settings)
+    report = build_report(
+        spec, method_grid, read_records(paths), log_dir, files, settings, opts["judge_released"], models
+    )
     print_report(report, console())
     if files is not None and files.offline:
         click.echo(f"warning: {files.offline}", err=True)
@@ -287,7 +295,8 @@ def _run(spec: BenchmarkSpec, method_grid: MethodGrid, opts: dict[str, Any]) -> 
     )
     for log in outcome.reused:
         click.echo(f"reused: {summary_line(log, spec)}")
-    code = _report(spec, method_grid, [log_path(log.location) for log in outcome.logs], log_dir, opts)
+    paths = [log_path(log.location) for log in outcome.logs]
+    code = _report(spec, method_grid, paths, log_dir, opts, models)
     if outcome.failed:
         click.echo(
             f"{len(outcome.failed)} of {len(outcome.logs)} runs did not finish: re-run the same command to "

@@ -108,7 +108,11 @@ def _attach(store: Store, path: str, judge_model: str | None) -> None:
 
 @leaderboard.command()
 @argument("logs", nargs=-1, required=True, metavar="LOG...", help=".eval or .json Inspect eval log(s)")
-@click.option("--name", default=None, help="display name (default: '<model> · <method or solver>')")
+@click.option(
+    "--name",
+    default=None,
+    help="display name, at most 200 characters (default: '<model> · <method or solver>', cut to 200)",
+)
 @click.option(
     "--allow-subset", is_flag=True, help="store a subset run (--limit, hops=...) on a separate board"
 )

@@ -21,10 +21,9 @@ import orjson
 from koblex_tasks.corpus import scoring
 from koblex_tasks.corpus.cache import corpus_key, entry_path, open_cached
 from koblex_tasks.corpus.scoring import Columns, top_k
-from koblex_tasks.corpus.statutes import StatuteCorpus
+from koblex_tasks.corpus.statutes import StatuteCorpus, data_error
 from koblex_tasks.corpus.tokenizers import Encoded, Tokenizer, encode_with
 from koblex_tasks.corpus.wordcache import remembering_words
-from koblex_tasks.errors import DataError
 
 __all__ = ["BM25Index", "BM25Params", "IndexHit", "Postings", "top_k"]
 
@@ -184,7 +183,7 @@ class BM25Index:
         with remembering_words(tokenizer, cache_dir, enabled=use_cache):
             encoded = [encode_with(tokenizer, corpus.iter_keys())]  # a list, so that build() can free it
         if len(encoded[0].term_ids) == 0:
-            raise DataError(
+            raise data_error(
                 corpus.source,
                 None,
                 f"no provision has an indexable term for the {tokenizer.name!r} tokenizer "

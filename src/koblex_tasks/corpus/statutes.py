@@ -17,8 +17,6 @@ from typing import Any
 from koblex_tasks.corpus.cache import SkipCache, cache_key, file_sha256, open_cached, read_manifest
 from koblex_tasks.corpus.provision import Provision
 from koblex_tasks.corpus.table import ProvisionTable, TableBuilder, table_of
-from koblex_tasks.errors import DataError
-from koblex_tasks.jsonl import read_jsonl
 
 logger = logging.getLogger(__name__)
 
@@ -89,6 +87,20 @@ class StatuteCorpus:
         }
 
 
+def data_error(source: str, line: int | None, problem: str) -> Exception:
+    """A `DataError`, imported only when one is raised: `koblex_tasks.errors` imports Inspect (a second of a
+    warm start that never needs it)."""
+    from koblex_tasks.errors import DataError
+
+    return DataError(source, line, problem)
+
+
+def _read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    from koblex_tasks.jsonl import read_jsonl  # parsing only (it imports `koblex_tasks.errors`)
+
+    return read_jsonl(path)
+
+
 def fingerprint_provisions(provisions: Iterable[Provision]) -> str:
     """SHA-256 of every provision key followed by a NUL byte, in order (one pass over one joined buffer)."""
     joined = "".join(f"{p.hierarchy}{p.content}\x00" for p in provisions)
@@ -100,7 +112,7 @@ def _row_id(row: dict[str, Any], number: int, source: str) -> str:
     if row_id is None:
         return str(number)
     if isinstance(row_id, bool | list | dict):  # `true` would become the id "True", a list its repr
-        raise DataError(source, number, f"field 'id' must be a string or a number, got {row_id!r}")
+        raise data_error(source, number, f"field 'id' must be a string or a number, got {row_id!r}")
     return str(row_id)
 
 
@@ -112,9 +124,9 @@ def korean_row(row: dict[str, Any], number: int, source: str, lang: str) -> tupl
         hierarchy, content = row.get(f"hierarchy{suffix}"), row.get(f"content{suffix}")
         for name, value in ((f"hierarchy{suffix}", hierarchy), (f"content{suffix}", content)):
             if value is None:
-                raise DataError(source, number, f"missing field '{name}'")
+                raise data_error(source, number, f"missing field '{name}'")
             if not isinstance(value, str):
-                raise DataError(source, number, f"field '{name}' must be a string")
+                raise data_error(source, number, f"field '{name}' must be a string")
         assert isinstance(hierarchy, str) and isinstance(content, str)  # checked just above
     return _row_id(row, number, source), hierarchy, content
 
@@ -164,7 +176,7 @@ def parse_rows(
         row_id, hierarchy, content = read_row(row, number, source, lang)
         if "id" in row:
             if row_id in seen_ids:
-                raise DataError(
+                raise data_error(
                     source, number, f"duplicate id {row_id!r} (first seen at line {seen_ids[row_id]})"
                 )
             seen_ids[row_id] = number
@@ -183,7 +195,7 @@ def parse_rows(
         lines.append(number)
         builder.add(row_id, hierarchy, content)
     if not len(builder):
-        raise DataError(source, None, "the statute corpus is empty")
+        raise data_error(source, None, "the statute corpus is empty")
     return ParsedCorpus(builder.table(), digest.hexdigest(), duplicates, examples)
 
 
@@ -206,7 +218,7 @@ def _parse_file(path: Path, lang: str) -> tuple[ParsedCorpus, str]:
     hasher = threading.Thread(target=lambda: sha.append(file_sha256(path)), name="koblex-corpus-sha")
     hasher.start()
     try:
-        parsed = parse_rows(read_jsonl(path), str(path), lang)
+        parsed = parse_rows(_read_jsonl(path), str(path), lang)
     finally:
         hasher.join()
     return parsed, sha[0]
@@ -271,10 +283,10 @@ def load_statutes(
     if corpus is not None:
         path = Path(corpus)
         if not path.is_file():
-            raise DataError(str(path), None, "file not found")
+            raise data_error(str(path), None, "file not found")
         if use_cache:
             return _load_cached(path, lang, cache_dir)
-        parsed = parse_rows(read_jsonl(path), str(path), lang)
+        parsed = parse_rows(_read_jsonl(path), str(path), lang)
         source = str(path)
     else:
         from koblex_tasks.hub import load_hub_rows  # only here: a local-file run imports nothing of the hub's

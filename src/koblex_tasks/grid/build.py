@@ -22,9 +22,8 @@ from inspect_ai import Task, task_with
 from inspect_ai.model import Model, get_model
 from inspect_ai.util import registry_create
 
-from koblex_tasks.grid.methods import MethodGrid
 from koblex_tasks.grid.plan import PlannedRun
-from koblex_tasks.spec import BenchmarkSpec
+from koblex_tasks.spec import BenchmarkSpec, MethodGrid
 
 GRID_METADATA_KEY = "grid"
 T = TypeVar("T")

@@ -20,8 +20,7 @@ from inspect_ai.log import EvalLog
 
 from koblex_tasks import stats
 from koblex_tasks.grid.logs import RunRecord, log_locations, log_path, read_records
-from koblex_tasks.grid.methods import ReleasedRuns
-from koblex_tasks.spec import ValueSpec
+from koblex_tasks.spec import ReleasedRuns, ValueSpec
 
 REPLAY_SUBDIR = "released"
 
@@ -124,11 +123,13 @@ class Replays:
     source: ReleasedRuns
     log_dir: Path
     known: list[RunRecord]
+    judge: str | None = None  # also judge the released answers with this model (when the runner can)
 
     @classmethod
-    def open(cls, source: ReleasedRuns, log_dir: str | Path) -> Replays:
+    def open(cls, source: ReleasedRuns, log_dir: str | Path, judge: str | None = None) -> Replays:
         directory = Path(log_dir) / REPLAY_SUBDIR
-        return cls(source, directory, [r for r in read_records(log_locations(directory)) if r.replay_file])
+        known = [r for r in read_records(log_locations(directory)) if r.replay_file]
+        return cls(source, directory, known, judge if source.judge_arg else None)
 
     def shared_args(self, run: RunRecord) -> dict[str, Any]:
         return {k: run.task_args[k] for k in self.source.shared_task_args if k in run.task_args}
@@ -147,10 +148,11 @@ class Replays:
         for known in reversed(self.known):
             same_file = known.replay_file is not None and log_path(known.replay_file) == target
             same_args = all(known.task_args.get(k) == v for k, v in shared.items())
-            if same_file and same_args and known.status == "success":
+            if same_file and same_args and known.judge == self.judge and known.status == "success":
                 return known
+        judged = {self.source.judge_arg: self.judge} if self.source.judge_arg and self.judge else {}
         result = load_runner(self.source.replay)(
-            file=target, log_dir=str(self.log_dir), method=method, model_name=model_name, **shared
+            file=target, log_dir=str(self.log_dir), method=method, model_name=model_name, **shared, **judged
         )
         log: EvalLog = result.log if hasattr(result, "log") else result  # the log, or a result holding it
         [record] = read_records([log_path(log.location)])

@@ -17,11 +17,11 @@ from typing import Any
 from inspect_ai.log import EvalLog, EvalScore, list_eval_logs, read_eval_log
 
 from koblex_tasks import stats
-from koblex_tasks.grid.methods import MethodGrid
 from koblex_tasks.grid.plan import grid_for
+from koblex_tasks.leaderboard.provenance import judge_model_of
 from koblex_tasks.leaderboard.scores import score_values
 from koblex_tasks.scorers.metrics import metric_values
-from koblex_tasks.spec import BenchmarkSpec
+from koblex_tasks.spec import BenchmarkSpec, MethodGrid
 from koblex_tasks.tasks import benchmark_specs, spec_for_task
 
 STRATUM_PREFIX = "grouped_"
@@ -80,6 +80,7 @@ class RunRecord:
     cells: dict[str, Cell] = field(default_factory=dict)
     strata: dict[str, dict[str, float | None]] = field(default_factory=dict)  # key -> stratum -> mean
     error: str | None = None
+    judge: str | None = None  # the model bound to the benchmark's judge role
 
     @property
     def replay_file(self) -> str | None:
@@ -145,6 +146,7 @@ def record_of(log: EvalLog, spec: BenchmarkSpec, grid: MethodGrid | None) -> Run
         cells=cells,
         strata=strata,
         error=error,
+        judge=judge_model_of(log, spec.judge_role),
     )
 
 

@@ -8,23 +8,16 @@ restated), the method's `args`, its model group's `group_args` and the family's 
 from __future__ import annotations
 
 import fnmatch
-import importlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from koblex_tasks.grid.methods import MethodGrid, MethodSpec, ModelFamily
-from koblex_tasks.spec import BenchmarkSpec
+from koblex_tasks.spec import BenchmarkSpec, MethodGrid, MethodSpec, ModelFamily
 
 
 def grid_for(spec: BenchmarkSpec) -> MethodGrid | None:
-    """The benchmark's declared grid (`tasks/<name>/methods.py`), None when it declares none."""
-    try:
-        module = importlib.import_module(f"koblex_tasks.tasks.{spec.name}.methods")
-    except ModuleNotFoundError:
-        return None
-    grids = [v for v in vars(module).values() if isinstance(v, MethodGrid) and v.benchmark == spec.name]
-    return grids[0] if len(grids) == 1 else None
+    """The benchmark's declared grid (`spec.methods`, from `tasks/<name>/methods.py`), None when it has none."""
+    return spec.methods
 
 
 def model_segment(model: str) -> str:

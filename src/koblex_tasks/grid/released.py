@@ -20,7 +20,7 @@ from pathlib import Path
 
 from koblex_tasks.corpus.cache import cache_root, file_sha256
 from koblex_tasks.errors import DataError
-from koblex_tasks.grid.methods import MethodSpec, ModelFamily, ReleasedRuns
+from koblex_tasks.spec import MethodSpec, ModelFamily, ReleasedRuns
 
 TIMEOUT_S = 30
 

@@ -16,10 +16,9 @@ from koblex_tasks import stats
 from koblex_tasks.errors import DataError
 from koblex_tasks.grid.compare import MetricTest, Replays, Settings, holm, paired_test, verdict
 from koblex_tasks.grid.logs import Cell, RunRecord, cells_on, sample_table
-from koblex_tasks.grid.methods import MethodGrid, MethodSpec, ModelFamily
 from koblex_tasks.grid.plan import match_family
 from koblex_tasks.grid.released import ReleasedFiles, ReleasedUnavailable
-from koblex_tasks.spec import BenchmarkSpec, ValueSpec
+from koblex_tasks.spec import BenchmarkSpec, MethodGrid, MethodSpec, ModelFamily, ValueSpec
 
 # Protocol settings a grid varies on purpose (the method's solver is the row), not reported as deviations.
 GRID_VARIES = ("solver",)
@@ -101,14 +100,18 @@ def latest_runs(records: Sequence[RunRecord]) -> tuple[list[RunRecord], list[str
     return list(chosen.values()), notes
 
 
-def ordered(records: Sequence[RunRecord], grid: MethodGrid | None) -> list[list[RunRecord]]:
-    """Records grouped by model (first-seen order), methods in the table's order, unknown methods last."""
+def ordered(
+    records: Sequence[RunRecord], grid: MethodGrid | None, models: Sequence[str] = ()
+) -> list[list[RunRecord]]:
+    """Records grouped by model (in `models`' order, then by name), methods in the table's order, unknown
+    methods last: the same logs always give the same table, whatever order the runs finished in."""
     order = {m.key: k for k, m in enumerate(grid.methods)} if grid else {}
-    models: dict[str, list[RunRecord]] = {}
-    for r in records:
-        models.setdefault(r.model, []).append(r)
+    rank = {m: k for k, m in enumerate(models)}
+    by_model: dict[str, list[RunRecord]] = {}
+    for r in sorted(records, key=lambda r: (rank.get(r.model, len(rank)), r.model)):
+        by_model.setdefault(r.model, []).append(r)
     return [
-        sorted(rs, key=lambda r: (order.get(r.method or "", len(order)), r.path)) for rs in models.values()
+        sorted(rs, key=lambda r: (order.get(r.method or "", len(order)), r.path)) for rs in by_model.values()
     ]
 
 
@@ -166,6 +169,29 @@ def scored(cells: dict[str, Cell], key: str) -> bool:
     return key in cells and cells[key].n > 0
 
 
+def same_judge(value: ValueSpec, mine: RunRecord, theirs: RunRecord) -> bool:
+    """A judge-graded value compares only when the same judge graded both runs."""
+    return not mine.spec.scorer_of(value.key).judge or (mine.judge is not None and mine.judge == theirs.judge)
+
+
+def compared_values(columns: Sequence[ValueSpec], mine: RunRecord, released: Released) -> list[ValueSpec]:
+    """The values both runs scored on the shared items (judge-graded ones only under the same judge)."""
+    theirs = released.record
+    if theirs is None:
+        return []
+    return [
+        v
+        for v in columns
+        if scored(mine.cells, v.key) and scored(released.cells, v.key) and same_judge(v, mine, theirs)
+    ]
+
+
+JUDGE_NOTE = (
+    "judge-graded metrics are compared only where the same judge graded the released answers "
+    "(--judge-released MODEL: one judge call per released answer)"
+)
+
+
 def pair_rows(rows: list[Row], columns: Sequence[ValueSpec], settings: Settings) -> tuple[list[Row], int]:
     """Each row's released run restricted to the row's items, and the paired tests; Holm over all of them."""
     paired: dict[int, Released] = {}
@@ -182,10 +208,7 @@ def pair_rows(rows: list[Row], columns: Sequence[ValueSpec], settings: Settings)
         n = len(set(mine.ids) & set(theirs.ids))
         paired[k] = replace(released, cells=cells, strata=strata, n=n)
         samples[k] = (mine, theirs)
-    metrics = {
-        k: [v for v in columns if scored(rows[k].record.cells, v.key) and scored(paired[k].cells, v.key)]
-        for k in paired
-    }
+    metrics = {k: compared_values(columns, rows[k].record, paired[k]) for k in paired}
     family = sum(len(m) for m in metrics.values())
     n_permutations = stats.family_permutations(max(family, 1), settings.alpha, minimum=settings.n_resamples)
     for k, (mine, theirs) in samples.items():
@@ -235,14 +258,18 @@ def build_report(
     log_dir: str | Path,
     files: ReleasedFiles | None = None,
     settings: Settings | None = None,
+    judge_released: str | None = None,
+    models: Sequence[str] = (),
 ) -> GridReport:
-    """The report of `records` (the benchmark's logs); `files` None: no released comparison."""
+    """The report of `records` (the benchmark's logs); `files` None: no released comparison;
+    `judge_released`: the judge that grades the released answers too (judge-graded metrics compared);
+    `models`: the order of the model sections (default: by name)."""
     settings = settings or Settings()
     runs, notes = latest_runs(own_runs(records, spec))
-    groups = ordered(runs, grid)
+    groups = ordered(runs, grid, models)
     lookup = None
     if grid is not None and grid.released is not None and files is not None:
-        lookup = ReleasedLookup(grid, files, Replays.open(grid.released, log_dir), notes)
+        lookup = ReleasedLookup(grid, files, Replays.open(grid.released, log_dir, judge_released), notes)
     rows: list[Row] = []
     families: dict[str, str | None] = {}
     for group in groups:
@@ -261,6 +288,8 @@ def build_report(
         Section(model, families[model], tuple(r for r in rows if r.record.model == model))
         for model in families
     )
+    if any(r.judge for r in runs) and lookup is not None:
+        notes.append(JUDGE_NOTE)
     shown = {r.method for r in runs}
     method_notes = [m.note for m in (grid.methods if grid else ()) if m.note and m.key in shown]
     return GridReport(

@@ -12,8 +12,15 @@ from typing import Any
 
 from koblex_tasks.leaderboard.coverage import Coverage
 from koblex_tasks.leaderboard.identity import RunIdentity
+from koblex_tasks.spec import BenchmarkSpec
 
 UNVERIFIED = "unverified dataset"
+
+
+def unverified_dataset(spec: BenchmarkSpec, fingerprint: str | None) -> bool:
+    """A dataset that is not the official one: the spec registers the official fingerprint(s) and this is none
+    of them. A benchmark that registers none (LEGIT: its split's checksum is not known yet) cannot tell."""
+    return bool(spec.dataset_fingerprints) and fingerprint not in spec.dataset_fingerprints
 
 
 @dataclass(frozen=True)
@@ -103,10 +110,11 @@ def place(run: RunIdentity, coverage: Coverage, task_args: dict[str, Any], repla
         *variants,
     ]
     label = " · ".join([spec.name, str(lang), f"{corpus_status} corpus", *variants])
-    if run.fingerprint not in spec.dataset_fingerprints:
+    if unverified_dataset(spec, run.fingerprint):
         label += f" · {UNVERIFIED}"
     if coverage.subset:
         ids_hash = hashlib.sha256("\n".join(coverage.sample_ids).encode("utf-8")).hexdigest()[:12]
         key_parts.append(f"subset={ids_hash}")
-        label += f" · SUBSET {len(coverage.sample_ids)}/{run.dataset_size} ({', '.join(coverage.subset_why)})"
+        of = max(run.dataset_size or 0, run.spec.official_size or 0)  # a forged, lowered size is not the base
+        label += f" · SUBSET {len(coverage.sample_ids)}/{of} ({', '.join(coverage.subset_why)})"
     return Placement(" | ".join(key_parts), label, corpus_status, corpus)

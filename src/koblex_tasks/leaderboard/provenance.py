@@ -34,6 +34,14 @@ def jsonable(value: Any, where: str = "", warnings: list[str] | None = None) -> 
     return str(value)
 
 
+def solver_task_arg(task_args: dict[str, Any] | None) -> str | None:
+    """A solver given as the task's own `solver` argument (as `koblex grid` does), by registry name."""
+    solver = (task_args or {}).get("solver")
+    if isinstance(solver, dict) and solver.get("type") == "solver" and solver.get("name"):
+        return str(solver["name"])
+    return None
+
+
 def judge_model_of(log: EvalLog, role: str) -> str | None:
     bound = (log.eval.model_roles or {}).get(role)
     if bound is None:
@@ -68,7 +76,7 @@ def provenance(
     variants = [f"{label}={meta.get(key)}" for key, label in run.spec.variants.items()]
     record = {
         "model": ev.model,
-        "solver": ev.solver or "(task default)",
+        "solver": ev.solver or solver_task_arg(ev.task_args_passed) or "(task default)",
         "solver_args": solver_args,
         "task": run.spec.task,
         "task_version": ev.task_version,

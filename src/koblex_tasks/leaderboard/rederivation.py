@@ -18,8 +18,8 @@ has not written one yet) keeps its logged values; the run's provenance says so.
 from __future__ import annotations
 
 import functools
-import importlib
 import math
+import pkgutil
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -43,8 +43,7 @@ NO_RECORD = "no judge record: cannot re-derive"
 @functools.cache
 def load_hook(path: str) -> Rederive:
     """The function at ``"module:function"`` (imported once per process)."""
-    module, _, name = path.partition(":")
-    fn = getattr(importlib.import_module(module), name)
+    fn = pkgutil.resolve_name(path)
     if not callable(fn):
         raise TypeError(f"{path} is not a function")
     return fn
@@ -143,11 +142,13 @@ def _rederive_scorer(
         found.checked += 1
         try:
             derived = fn(sample, score, params)
+            if not isinstance(derived, Mapping):
+                raise TypeError(f"{scorer.rederive} returned {type(derived).__name__}, not a mapping")
         except Exception as exc:  # a malformed record: the scorer's own code cannot read it
             if scorer.judge:
                 found.unrecorded.append(sid)
             else:
-                found.failed.append(f"{sid!r}: {exc}")
+                found.failed.append(f"{sid!r}: {type(exc).__name__}: {exc}")
             continue
         if (
             scorer.judge

@@ -27,6 +27,8 @@ from markupsafe import Markup
 
 from koblex_tasks.leaderboard.board import Board, Column, Comparison, Interval, JudgeInfo, Row, RunInfo, Site
 from koblex_tasks.leaderboard.plot import forest
+from koblex_tasks.leaderboard.safe_write import write_atomic
+from koblex_tasks.leaderboard.text import printable
 
 PACKAGE = "koblex_tasks.leaderboard"
 EXPORTS = ("leaderboard.json", "leaderboard.csv", "leaderboard.md")
@@ -165,9 +167,15 @@ def _pretty(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True, indent=1)
 
 
-def _blank_none(value: Any) -> Any:
-    """`{{ x }}` of None renders nothing (not "None")."""
-    return "" if value is None else value
+def _shown(value: Any) -> Any:
+    """Every `{{ x }}`: None renders nothing (not "None"); a plain string from a log has its control and bidi
+    characters shown as escapes (`display_text`), so a name cannot reorder the page's text around it.
+    Markup the templates build themselves passes unchanged."""
+    if value is None:
+        return ""
+    if isinstance(value, str) and not isinstance(value, Markup):
+        return printable(value, keep_newlines=True)
+    return value
 
 
 @functools.cache
@@ -177,7 +185,7 @@ def environment() -> Environment:
         loader=PackageLoader(PACKAGE, "templates"),
         autoescape=select_autoescape(enabled_extensions=("html.j2", "html"), default=True),
         undefined=StrictUndefined,
-        finalize=_blank_none,
+        finalize=_shown,
         trim_blocks=True,
         lstrip_blocks=True,
     )
@@ -333,7 +341,5 @@ def write_site(site: Site, out: str | Path) -> Path:
         "index.html": render_html(site, plain),
     }
     for name, text in texts.items():
-        tmp = out / f".{name}.tmp"
-        tmp.write_text(text, encoding="utf-8")
-        tmp.replace(out / name)
+        write_atomic(out, name, text)  # a temp file created exclusively; never written through a symlink
     return out / "index.html"

@@ -271,8 +271,8 @@ class Store:
             if not hits and not exact:
                 hits = [r for r in runs if ref.lower() in r.name.lower()]
         if not hits:
-            what = "has this id, name or eval id" if exact else "matches"
-            raise LookupError(f"no stored run {what} {ref!r} (use `koblex leaderboard list`)")
+            exactly = " (an exact run id, name or eval id)" if exact else ""
+            raise LookupError(f"no stored run matches {ref!r}{exactly} (use `koblex leaderboard list`)")
         if len(hits) > 1:
             listed = ", ".join(f"#{r.run_id} {r.name!r}" for r in hits[:6])
             raise LookupError(f"{ref!r} matches {len(hits)} runs ({listed}); use the run id")

@@ -13,6 +13,7 @@ import hashlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from koblex_tasks.leaderboard.placement import UNVERIFIED, unverified_dataset
 from koblex_tasks.spec import BenchmarkSpec
 
 SEPARATOR = " | "
@@ -109,6 +110,8 @@ def board_title(
     if corpus := corpus_phrase(spec, corpus_status, corpus_sizes(provenances)):
         parts.append(corpus)
     parts += [variant_phrase(label, facts[label]) for label in spec.variants.values() if label in facts]
+    if unverified_dataset(spec, facts.get("dataset")):
+        parts.append(UNVERIFIED)
     return f"{spec.title} — {', '.join(parts)}"
 
 

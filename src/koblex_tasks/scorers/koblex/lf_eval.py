@@ -67,12 +67,14 @@ async def _sample_replies(
 def rederive(sample: EvalSample, score: Score, params: Mapping[str, Any]) -> dict[str, float | None]:
     """`{"lf_eval": value or None}` recomputed from `score.metadata` alone, by the scorer's own `derive`.
 
-    `params` are the run's task parameters: a recorded protocol that contradicts them (`judge_prompt`,
-    `official`, when given) re-derives to None, as does a score without a judge record (no grader, a log
-    from before the record existed, or a malformed record). `sample` is not needed: the record holds it all.
+    `params` are the scorer's logged arguments (the leaderboard passes them): a recorded protocol that
+    contradicts them (`prompt` — `judge_prompt` as a task argument — or `official`, when given) re-derives to
+    None, as does a score without a judge record (no grader, a log from before the record existed, or a
+    malformed record). `sample` is not needed: the record holds it all.
     """
     meta = score.metadata or {}
-    if "judge_prompt" in params and params["judge_prompt"] != meta.get("prompt_variant"):
+    variant = params.get("prompt", params.get("judge_prompt"))
+    if variant is not None and variant != meta.get("prompt_variant"):
         return {"lf_eval": None}
     if "official" in params and bool(params["official"]) != bool(meta.get("official")):
         return {"lf_eval": None}

@@ -1,6 +1,6 @@
 """KoBLEX's method grid (Table 2): every method with the paper's protocol, the model families, the released runs.
 
-Plain data (see `koblex_tasks.grid.methods`). The solvers' and the task's defaults are the paper's protocol, so
+Plain data (see `koblex_tasks.spec`). The solvers' and the task's defaults are the paper's protocol, so
 a method lists only what differs from them: CoT + one-time retrieval's `cot`, FLARE's threshold per model group
 (the official `run_flare.sh`: GPT-4o -0.70, Qwen3 -0.60, EXAONE-3.5 -1.5), and the GPT-4o rows' chat format
 (the official OpenAI scripts send one user message; the vLLM scripts behind the Qwen3 and EXAONE rows a system
@@ -15,7 +15,7 @@ Released files are `results/<method>_<family>.jsonl` of daehuikim/KoBLEX, with i
 at a later commit than the rest (they were `.txt` at the first).
 """
 
-from koblex_tasks.grid.methods import MethodGrid, MethodSpec, ModelFamily, ReleasedRuns
+from koblex_tasks.spec import MethodGrid, MethodSpec, ModelFamily, ReleasedRuns
 
 FIRST_RELEASE = "1863e1b5431d8824836331805661d8f8667c0bd7"
 PARSER_JSONL_RELEASE = "3e6507a998bc232deb388317ec0074efdfe5bce1"
@@ -94,5 +94,6 @@ KOBLEX_GRID = MethodGrid(
         replay="koblex_tasks.replay.koblex:run_replay",
         shared_task_args=("data", "official"),
         requires={"lang": "ko"},
+        judge_arg="grader",
     ),
 )

@@ -3,6 +3,7 @@
 from typing import Any
 
 from koblex_tasks.spec import BenchmarkSpec, ScorerSpec, StratumSpec, ValueSpec, register_benchmark
+from koblex_tasks.tasks.koblex.methods import KOBLEX_GRID
 
 PAPER_RERANKER = "dragonkue/bge-reranker-v2-m3-ko"  # the cross-encoder of the official scripts
 
@@ -124,6 +125,7 @@ KOBLEX = register_benchmark(
             ),
         },
         official_size=226,
+        methods=KOBLEX_GRID,
         official_ids_sha256=OFFICIAL_IDS_SHA256,
         official_id_digests=OFFICIAL_ID_DIGESTS,
     )

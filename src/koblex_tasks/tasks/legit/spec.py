@@ -1,6 +1,7 @@
 """LEGIT's spec: the task's facts in one place (see `koblex_tasks.spec`)."""
 
 from koblex_tasks.spec import BenchmarkSpec, ScorerSpec, StratumSpec, ValueSpec, register_benchmark
+from koblex_tasks.tasks.legit.methods import LEGIT_GRID
 
 # The rubric's points: 5 for the final order, 2 spread over issue coverage, 3 over issue correctness.
 FINAL_ORDER_POINTS = 5.0
@@ -58,6 +59,7 @@ LEGIT = register_benchmark(
         # The 300-record test split's SHA-256 could not be computed here (no network); see tasks/legit/dataset.py.
         dataset_fingerprints={},
         official_size=300,
+        methods=LEGIT_GRID,
         # The 300-record split is not available here, so its sample ids are not declared: LEGIT subsets are
         # recognised from the task's own record (`dataset_size`, selecting arguments) only.
         official_ids_sha256=None,
