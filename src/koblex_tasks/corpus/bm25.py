@@ -33,6 +33,14 @@ VOCABULARY_FILE = "vocabulary.json"
 _SCORE_BLOCK = 4096  # terms per step of the score computation (bounds its temporaries)
 
 
+@dataclass(slots=True)
+class IndexHit:
+    """A corpus position and its BM25 score (not frozen: a query makes a hundred, and frozen init is slow)."""
+
+    index: int
+    score: float
+
+
 @dataclass(frozen=True)
 class BM25Params:
     k1: float = 1.5
@@ -44,14 +52,6 @@ class BM25Params:
             raise ValueError(
                 f"only BM25 method 'lucene' (the official one) is supported, got {self.method!r}"
             )
-
-
-@dataclass(slots=True)
-class IndexHit:
-    """A corpus position and its BM25 score (not frozen: a query makes a hundred, and frozen init is slow)."""
-
-    index: int
-    score: float
 
 
 @dataclass(frozen=True)

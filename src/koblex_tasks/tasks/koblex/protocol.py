@@ -36,6 +36,7 @@ def run_settings(task: Mapping[str, Any], solver_name: str, solver_args: Mapping
         "retrieval": task["retrieval"],
         "chat_format": task["chat_format"],
         "generation": task["generation"],
+        "judge_prompt": task.get("judge_prompt", "deepeval"),
     }
     if solver_args.get("prompt_version") == SINGLE_MESSAGE_PROMPTS:
         settings["chat_format"] = "user"

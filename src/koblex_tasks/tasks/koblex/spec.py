@@ -117,6 +117,7 @@ KOBLEX = register_benchmark(
             "chat_format": "system_user",
             "generation": GENERATION,
             "judge": "openai/gpt-4o (DeepEval GEval, five evaluation steps)",
+            "judge_prompt": "deepeval",  # LF-Eval's judge input as DeepEval 3.2.x rendered it
         },
         dataset_fingerprints={
             # fingerprint_records() of the 226 questions, identical to the paper's experiments/source/koblex.jsonl

@@ -76,6 +76,7 @@ def koblex(
     hops: int | list[int] | None = None,
     judge: bool | None = None,
     judge_language: Literal["en", "ko"] = "en",
+    judge_prompt: Literal["deepeval", "bare"] = "deepeval",
     judge_temperature: float | None = None,
     judge_max_tokens: int | None = None,
     judge_cache: bool | str = False,
@@ -103,8 +104,11 @@ def koblex(
         judge: add the LF-Eval judge scorer; None = only when a `grader` model role is bound (never the
             evaluated model). Set True when building the task in Python and passing model_roles to eval().
         judge_language: LF-Eval prompt language, "en" (the paper's) or "ko".
+        judge_prompt: LF-Eval judge prompt, "deepeval" (the paper's DeepEval GEval prompt, JSON reply; default)
+            or "bare" (a cheaper score-only reply).
         judge_temperature: LF-Eval judge temperature (default: 0 with logprobs, 1 for sampled replies).
-        judge_max_tokens: LF-Eval judge reply length (default: 3 with logprobs, 16 for sampled replies).
+        judge_max_tokens: LF-Eval judge reply length (default: 1024 for "deepeval"; 3 with logprobs / 16 sampled
+            for "bare").
         judge_cache: cache judge replies (True, or an expiry such as "1D"), so re-scoring costs nothing.
         solver: the method (default: ParSeR); `--solver` on the command line replaces it.
     """
@@ -148,6 +152,8 @@ def koblex(
         scorers.append(
             lf_eval(
                 language=judge_language,
+                prompt=judge_prompt,
+                official=official,
                 temperature=judge_temperature,
                 max_tokens=judge_max_tokens,
                 cache=judge_cache,
@@ -161,6 +167,7 @@ def koblex(
         "retrieval": retrieval,
         "chat_format": chat_format,
         "generation": GENERATION,
+        "judge_prompt": judge_prompt,
     }
     protocol = protocol_of(run_settings(task_settings, solver_name, solver_args))
     return Task(
@@ -182,7 +189,7 @@ def koblex(
             "retriever": retriever.describe() if retriever is not None else None,
             "generation": {"chat_format": chat_format, **generation},
             "official_scoring": official,
-            "lf_eval": f"judge prompt {judge_language}"
+            "lf_eval": f"judge prompt {judge_prompt} ({judge_language})"
             if use_judge
             else "not computed: no grader role bound",
         },
