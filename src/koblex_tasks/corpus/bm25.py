@@ -33,16 +33,10 @@ VOCABULARY_FILE = "vocabulary.json"
 _SCORE_BLOCK = 4096  # terms per step of the score computation (bounds its temporaries)
 
 
-@dataclass(slots=True)
-class IndexHit:
-    """A corpus position and its BM25 score (not frozen: a query makes a hundred, and frozen init is slow)."""
-
-    index: int
-    score: float
-
-
 @dataclass(frozen=True)
 class BM25Params:
+    """The official BM25 settings (bm25s' defaults, which the paper's code used); part of the index key."""
+
     k1: float = 1.5
     b: float = 0.75
     method: str = "lucene"
@@ -123,6 +117,14 @@ class Postings:
         if len(arrays["indptr"]) != len(vocabulary) + 1 or len(arrays["postings"]) != len(arrays["scores"]):
             raise ValueError("index arrays do not fit together")
         return cls(vocabulary, arrays["indptr"], arrays["postings"], arrays["scores"], n_docs)
+
+
+@dataclass(slots=True)
+class IndexHit:
+    """A corpus position and its BM25 score (not frozen: a query makes a hundred, and frozen init is slow)."""
+
+    index: int
+    score: float
 
 
 class BM25Index:

@@ -52,6 +52,8 @@ def test_errors_name_file_and_line(tiny_questions: Path, tmp_path: Path) -> None
         load_koblex(_write(tmp_path, [no_gold]))
     with pytest.raises(ValueError, match="lang must be one of"):
         load_koblex(str(tiny_questions), lang="fr")
+    with pytest.raises(DataError, match=":1: field 'n_hops' must be an integer"):  # a boolean is not a count
+        load_koblex(_write(tmp_path, [dict(rows[0], n_hops=True)]))
 
 
 def test_hub_path_is_used_by_default(monkeypatch: pytest.MonkeyPatch, tiny_questions: Path) -> None:
@@ -59,6 +61,7 @@ def test_hub_path_is_used_by_default(monkeypatch: pytest.MonkeyPatch, tiny_quest
 
     rows = [json.loads(line) for line in tiny_questions.read_text(encoding="utf-8").splitlines()]
     seen = []
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")  # the local datasets cache is still asked; the hub is not dialled
     monkeypatch.setattr(
         datasets, "load_dataset", lambda repo, split, revision=None: seen.append((repo, split)) or rows
     )

@@ -47,7 +47,8 @@ def _validate(record: dict[str, Any], source: str, line: int, lang: str) -> None
         for part in ("hierarchy", "content"):
             if not isinstance(ctx, dict) or not isinstance(ctx.get(part + suffix), str):
                 raise DataError(source, line, f"contexts[{i}] lacks a string '{part + suffix}'")
-    if "n_hops" in record and not isinstance(record["n_hops"], int):
+    n_hops = record.get("n_hops")
+    if "n_hops" in record and (isinstance(n_hops, bool) or not isinstance(n_hops, int)):  # True is an int
         raise DataError(source, line, "field 'n_hops' must be an integer")
 
 
