@@ -61,7 +61,9 @@ def test_hub_path_is_used_by_default(monkeypatch: pytest.MonkeyPatch, tiny_quest
 
     rows = [json.loads(line) for line in tiny_questions.read_text(encoding="utf-8").splitlines()]
     seen = []
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")  # the local datasets cache is still asked; the hub is not dialled
+    monkeypatch.setenv(
+        "HF_HUB_OFFLINE", "1"
+    )  # the local datasets cache is still asked; the hub is not dialled
     monkeypatch.setattr(
         datasets, "load_dataset", lambda repo, split, revision=None: seen.append((repo, split)) or rows
     )
