@@ -4,7 +4,10 @@
 judge scorer and the LEGIT setup step check `grader_bound()` first: a model must never grade itself.
 """
 
+import importlib
+
 from inspect_ai.model import model_roles
+from inspect_ai.model._model import active_model  # set while eval()/`inspect eval` builds registry tasks
 
 GRADER_ROLE = "grader"
 
@@ -17,6 +20,18 @@ def grader_bound(role: str = GRADER_ROLE) -> bool:
     """
     bound = model_roles().get(role)
     return bool(bound) if isinstance(bound, list) else bound is not None
+
+
+def built_by_eval() -> bool:
+    """Is Inspect building this task inside `eval()` / `inspect eval`, so the eval's model roles are known?
+
+    Inspect initialises the active model and the model roles before it calls a registry task's function; a
+    task function called directly (`eval(legit(...))`) runs before either. Both stay set after an eval ends, so
+    the check also asks Inspect whether an eval is running now (a private flag, read defensively: without it,
+    the active model alone decides).
+    """
+    running = getattr(importlib.import_module("inspect_ai._eval.eval"), "_eval_async_running", None)
+    return active_model() is not None and running is not False
 
 
 def judge_required_message(title: str, task: str, role: str = GRADER_ROLE) -> str:

@@ -2,24 +2,14 @@
 for entry points that build the task outside an eval, before the first model call (`require_grader`)."""
 
 from inspect_ai.model import model_roles
-from inspect_ai.model._model import active_model  # set while eval()/`inspect eval` builds registry tasks
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from koblex_tasks.errors import SetupError
-from koblex_tasks.judge_role import GRADER_ROLE, grader_bound
+from koblex_tasks.judge_role import GRADER_ROLE, built_by_eval, grader_bound
 
 
 class GraderRequiredError(SetupError, RuntimeError):
     """A task that needs a judge was started without one."""
-
-
-def built_by_eval() -> bool:
-    """Is Inspect building this task inside `eval()` / `inspect eval` (so the eval's model roles are known)?
-
-    Inspect initialises the active model and the model roles before it calls a registry task's function; a
-    task function called directly (`eval(legit(...))`) runs before either, so roles cannot be checked there.
-    """
-    return active_model() is not None
 
 
 def refuse_without_grader(message: str, role: str = GRADER_ROLE) -> None:

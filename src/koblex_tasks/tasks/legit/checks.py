@@ -31,7 +31,7 @@ def as_task_argument_errors() -> Iterator[None]:
     a `DataError` stays one (file and line kept)."""
     try:
         yield
-    except (TaskArgumentError, TaskDataError):
+    except SetupError:  # already one line (e.g. no judge bound): keep its own type
         raise
     except DataError as exc:
         raise TaskDataError(exc) from exc

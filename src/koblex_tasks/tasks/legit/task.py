@@ -22,11 +22,11 @@ from koblex_tasks import __version__
 from koblex_tasks.corpus.retriever import RetrieverSettings
 from koblex_tasks.corpus.statutes import STATUTE_HF_REVISION
 from koblex_tasks.errors import DataError
-from koblex_tasks.judge_role import grader_bound, judge_required_message
+from koblex_tasks.judge_role import built_by_eval, grader_bound, judge_required_message
 from koblex_tasks.scorers.legit.arithmetic import RULES
 from koblex_tasks.scorers.legit.rubric import DEFAULT_JUDGE_TEMPERATURE, REPLAYED_MODE, legit_rubric
 from koblex_tasks.solvers.common import RETRIEVAL_METADATA_KEY
-from koblex_tasks.solvers.grader import built_by_eval, refuse_without_grader, require_grader
+from koblex_tasks.solvers.grader import refuse_without_grader, require_grader
 from koblex_tasks.solvers.legit import legit_predict, legit_verdicts
 from koblex_tasks.tasks.legit.checks import (
     TaskArgumentError,
