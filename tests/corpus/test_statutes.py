@@ -48,18 +48,25 @@ def test_hub_path_uses_datasets_with_repo_split_revision(monkeypatch: pytest.Mon
     import datasets
 
     calls = []
+    # the local datasets cache is still asked; the hub is not dialled
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    from tests.english_data import ARTICLES
 
     def fake_load_dataset(repo: str, split: str, revision: str | None = None) -> list[dict]:
         calls.append((repo, split, revision))
+        if repo.endswith("-eng"):  # the English repo's shape: article rows, no hierarchy
+            return [dict(r) for r in ARTICLES]
         return [{"hierarchy": r["hierarchy"], "content": r["content"]} for r in TINY_STATUTES]
 
     monkeypatch.setattr(datasets, "load_dataset", fake_load_dataset)
     corpus = load_statutes(None, "ko", revision="abc123")
     assert calls == [("JihyungL/KoBLEX-statute", "corpus", "abc123")]
     assert corpus.source == "hf:JihyungL/KoBLEX-statute@abc123"
-    assert len(corpus) == len(TINY_STATUTES)
-    load_statutes(None, "en")
+    assert len(corpus) == len(TINY_STATUTES) and corpus.level == "paragraph"
+    english = load_statutes(None, "en")
     assert calls[-1] == ("JihyungL/KoBLEX-statute-eng", "corpus", None)
+    assert english.level == "article" and english.language == "en" and len(english) == len(ARTICLES)
+    assert english.provision(0).key == ARTICLES[0]["index"]
 
 
 def test_hub_failure_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,5 +1,9 @@
 """The statute corpus: loaded from the Hugging Face hub or a local JSONL, validated, fingerprinted.
 
+A corpus is paragraph-level (the Korean statute dataset) or article-level (the English one): `rows.py` says
+how each schema's row becomes a provision and why an article's identity is its article key. The level and the
+language of the text are part of `describe()`; an article corpus' fingerprint covers its keys as well.
+
 A local file is parsed once into a provision table (`table.py`) kept in the cache, keyed by the file's path,
 size, modification and change times and inode, and verified on every load by the file's SHA-256 besides the
 table's own hashes: a file that changed in any way is parsed again, never served from a stale parse. Later
@@ -11,11 +15,13 @@ import logging
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 from koblex_tasks.corpus.cache import SkipCache, cache_key, file_sha256, open_cached, read_manifest
-from koblex_tasks.corpus.provision import Provision
+from koblex_tasks.corpus.provision import ARTICLE, ARTICLE_SEPARATOR, LEVELS, PARAGRAPH, Level, Provision
+from koblex_tasks.corpus.rows import LANG_SUFFIX, data_error, read_row, text_language
 from koblex_tasks.corpus.table import ProvisionTable, TableBuilder, table_of
 
 logger = logging.getLogger(__name__)
@@ -24,17 +30,22 @@ STATUTE_HF_REPOS = {"ko": "JihyungL/KoBLEX-statute", "en": "JihyungL/KoBLEX-stat
 STATUTE_HF_SPLIT = "corpus"
 # No immutable revision of the statute datasets is known yet: None means "main", and the label records it.
 STATUTE_HF_REVISION: str | None = None
-FULL_CORPUS_SIZE = 233_544
-CORPUS_FORMAT = 1  # of the cached provision table; bump when parsing changes what a row becomes
+FULL_CORPUS_SIZE = 233_544  # paragraphs of the Korean pool; the English pool's article count is not known
+# Of the cached provision table, per language; bump when parsing changes what a row becomes (lang=en: 2 since
+# article rows are read and `_eng` paragraph fields win over Korean ones).
+CORPUS_FORMATS = {"ko": 1, "en": 2}
 _SHOWN_DUPLICATES = 3
+_LANGUAGE_SAMPLE = 64  # provisions, evenly spaced, whose text says which language the corpus is in
+_ARTICLE_FINGERPRINT = b"article\x00"  # begins an article corpus' fingerprint; a paragraph one has no prefix
 
 
 class StatuteCorpus:
     """All provisions in file order, with a fingerprint that changes whenever any provision text does.
 
     `provisions` is a tuple, made on first use; retrieval asks for single provisions (`provision(i)`) and
-    for the keys to index (`keys()`), which a table-backed corpus serves without making every Provision.
-    `duplicates_dropped` counts rows left out because an earlier row had the same hierarchy + content.
+    for the texts to index (`texts()`), which a table-backed corpus serves without making every Provision.
+    `duplicates_dropped` counts rows left out because an earlier row had the same text. `level` is
+    "paragraph" or "article" (all provisions have one); `language` is read from the text.
     """
 
     def __init__(
@@ -49,6 +60,12 @@ class StatuteCorpus:
         self.source = source
         self.fingerprint = fingerprint
         self.duplicates_dropped = duplicates_dropped
+        if self._table is not None:
+            self.level: Level = self._table.level
+        else:
+            self.level = self.provisions[0].level if self.provisions else PARAGRAPH
+            if any(p.level != self.level for p in self.provisions):
+                raise ValueError("a statute corpus holds one level of provisions")
 
     @property
     def provisions(self) -> tuple[Provision, ...]:
@@ -59,23 +76,36 @@ class StatuteCorpus:
     def provision(self, i: int) -> Provision:
         return self._table[i] if self._table is not None else self.provisions[i]
 
-    def keys(self) -> list[str]:
-        """`hierarchy + content` of every provision, in order (what the indexes are built from)."""
-        return list(self.iter_keys())
+    def texts(self) -> list[str]:
+        """`Provision.text` of every provision, in order (what the indexes are built from)."""
+        return list(self.iter_texts())
 
-    def iter_keys(self) -> Iterator[str]:
-        """The keys one at a time, decoded as they are consumed (a build need not hold them all)."""
+    def iter_texts(self) -> Iterator[str]:
+        """The texts one at a time, decoded as they are consumed (a build need not hold them all)."""
         if self._table is not None:
-            return self._table.iter_keys()
-        return (p.key for p in self.provisions)
+            return self._table.iter_texts()
+        return (p.text for p in self.provisions)
+
+    # The names of `texts` before article corpora, when a paragraph's text was its key (BM25's build and the
+    # benchmarks still call them): they return texts, never article keys.
+    keys = texts
+    iter_keys = iter_texts
+
+    @cached_property
+    def language(self) -> str | None:
+        """The language of the text, "ko" or "en", by the script of an even sample of the provisions (None
+        when they hold no letters); a few hundred are decoded, on first use."""
+        step = max(1, len(self) // _LANGUAGE_SAMPLE)
+        return text_language(self.provision(i).text for i in range(0, len(self), step))
 
     def __len__(self) -> int:
         return len(self._table) if self._table is not None else len(self.provisions)
 
     @property
-    def is_partial(self) -> bool:
-        """True when the pool is smaller than the paper's 233,544 paragraphs (e.g. the shared 5,423-row file)."""
-        return len(self) < FULL_CORPUS_SIZE
+    def is_partial(self) -> bool | None:
+        """True when the pool is smaller than the paper's 233,544 paragraphs (e.g. the shared 5,423-row file);
+        None for an article corpus, whose full size is not known."""
+        return len(self) < FULL_CORPUS_SIZE if self.level == PARAGRAPH else None
 
     def describe(self) -> dict[str, object]:
         return {
@@ -84,15 +114,9 @@ class StatuteCorpus:
             "fingerprint": self.fingerprint,
             "partial": self.is_partial,
             "duplicates_dropped": self.duplicates_dropped,
+            "level": self.level,
+            "language": self.language,
         }
-
-
-def data_error(source: str, line: int | None, problem: str) -> Exception:
-    """A `DataError`, imported only when one is raised: `koblex_tasks.errors` imports Inspect (a second of a
-    warm start that never needs it)."""
-    from koblex_tasks.errors import DataError
-
-    return DataError(source, line, problem)
 
 
 def _read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -101,38 +125,22 @@ def _read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     return read_jsonl(path)
 
 
+def _fingerprint_entry(key: str, text: bytes, level: Level) -> bytes:
+    """A provision's part of the fingerprint: its text and a NUL; an article's key besides (its identity)."""
+    return key.encode() + b"\x1f" + text + b"\x00" if level == ARTICLE else text + b"\x00"
+
+
 def fingerprint_provisions(provisions: Iterable[Provision]) -> str:
-    """SHA-256 of every provision key followed by a NUL byte, in order (one pass over one joined buffer)."""
-    joined = "".join(f"{p.hierarchy}{p.content}\x00" for p in provisions)
-    return hashlib.sha256(joined.encode("utf-8")).hexdigest()
+    """SHA-256 of every provision's text followed by a NUL byte, in order (an article corpus: after a prefix,
+    each article's key, a unit separator, its text, a NUL), over one joined buffer."""
+    listed = list(provisions)
+    article = bool(listed) and listed[0].level == ARTICLE
+    joined = b"".join(_fingerprint_entry(p.key, p.text.encode(), p.level) for p in listed)
+    return hashlib.sha256((_ARTICLE_FINGERPRINT if article else b"") + joined).hexdigest()
 
 
-def _row_id(row: dict[str, Any], number: int, source: str) -> str:
-    row_id = row.get("id")
-    if row_id is None:
-        return str(number)
-    if isinstance(row_id, bool | list | dict):  # `true` would become the id "True", a list its repr
-        raise data_error(source, number, f"field 'id' must be a string or a number, got {row_id!r}")
-    return str(row_id)
-
-
-def korean_row(row: dict[str, Any], number: int, source: str, lang: str) -> tuple[str, str, str]:
-    """(id, hierarchy, content) of a statute row; English rows may name the fields `*_eng`."""
-    hierarchy, content = row.get("hierarchy"), row.get("content")
-    if type(hierarchy) is not str or type(content) is not str:  # the common case is checked cheaply
-        suffix = "_eng" if lang == "en" and "hierarchy" not in row else ""
-        hierarchy, content = row.get(f"hierarchy{suffix}"), row.get(f"content{suffix}")
-        for name, value in ((f"hierarchy{suffix}", hierarchy), (f"content{suffix}", content)):
-            if value is None:
-                raise data_error(source, number, f"missing field '{name}'")
-            if not isinstance(value, str):
-                raise data_error(source, number, f"field '{name}' must be a string")
-        assert isinstance(hierarchy, str) and isinstance(content, str)  # checked just above
-    return _row_id(row, number, source), hierarchy, content
-
-
-# How a row becomes (id, hierarchy, content); another corpus layout (e.g. article-level English) adds its own.
-RowReader = Callable[[dict[str, Any], int, str, str], tuple[str, str, str]]
+# How a row becomes (id or article key, hierarchy or heading, content, level); `rows.read_row` by default.
+RowReader = Callable[[dict[str, Any], int, str, str], tuple[str, str, str, Level]]
 
 
 @dataclass(frozen=True)
@@ -144,6 +152,10 @@ class ParsedCorpus:
     duplicates: int
     examples: list[str]  # the first few: "line 9 (id 'b') repeats line 2 (id 'a')"
 
+    @property
+    def level(self) -> Level:
+        return self.table.level
+
     def corpus(self, source: str) -> StatuteCorpus:
         return StatuteCorpus(self.table, source, self.fingerprint, duplicates_dropped=self.duplicates)
 
@@ -151,39 +163,56 @@ class ParsedCorpus:
         """One warning for all left-out duplicates, naming how many and the first few."""
         if self.duplicates:
             logger.warning(
-                "%s: %d provision(s) repeat an earlier provision's hierarchy + content under another id and "
+                "%s: %d provision(s) repeat an earlier provision's text (%s) under another id and "
                 "are left out of the pool: %s%s",
                 source,
                 self.duplicates,
+                "heading + body" if self.level == ARTICLE else "hierarchy + content",
                 "; ".join(self.examples),
                 "; ..." if self.duplicates > len(self.examples) else "",
             )
 
 
 def parse_rows(
-    rows: Iterable[tuple[int, dict[str, Any]]], source: str, lang: str, read_row: RowReader = korean_row
+    rows: Iterable[tuple[int, dict[str, Any]]], source: str, lang: str, reader: RowReader = read_row
 ) -> ParsedCorpus:
-    """Validate rows into a table. Ids must be unique; a row repeating an earlier row's text under another id
-    is left out (it would take a second top-k slot with the same text) and reported in one warning."""
-    builder = TableBuilder()
+    """Validate rows into a table of one level (the first row's). Ids, and so article keys, must be unique;
+    a row repeating an earlier row's text under another id is left out (it would take a second top-k slot
+    with the same text) and reported in one warning, so within a corpus a text names one identity."""
+    builder: TableBuilder | None = None
     digest = hashlib.sha256()
     seen_ids: dict[str, int] = {}
-    by_text: dict[int, list[int]] = {}  # hash(key) -> table positions, confirmed by comparing the text
+    by_text: dict[int, list[int]] = {}  # hash(text) -> table positions, confirmed by comparing the text
     lines: list[int] = []
     duplicates = 0
     examples: list[str] = []
     for number, row in rows:
-        row_id, hierarchy, content = read_row(row, number, source, lang)
-        if "id" in row:
+        row_id, hierarchy, content, level = reader(row, number, source, lang)
+        if builder is None:
+            builder = TableBuilder(level)
+            digest.update(_ARTICLE_FINGERPRINT if level == ARTICLE else b"")
+        elif level != builder.level:
+            raise data_error(
+                source,
+                number,
+                f"the row has the {level} schema, but the corpus is {builder.level}-level (line {lines[0]}): "
+                "a corpus is all paragraphs or all articles",
+            )
+        if level == ARTICLE or "id" in row:
             if row_id in seen_ids:
+                what = "article key" if level == ARTICLE else "id"
                 raise data_error(
-                    source, number, f"duplicate id {row_id!r} (first seen at line {seen_ids[row_id]})"
+                    source, number, f"duplicate {what} {row_id!r} (first seen at line {seen_ids[row_id]})"
                 )
             seen_ids[row_id] = number
-        key = (hierarchy + content).encode()
-        digest.update(key + b"\x00")  # the fingerprint covers every row, as it always has
-        same = by_text.setdefault(hash(key), [])
-        first = next((i for i in same if builder.key_bytes(i) == key), None)
+        if level == PARAGRAPH:
+            text = (hierarchy + content).encode()
+            digest.update(text + b"\x00")  # the fingerprint covers every row, as it always has
+        else:
+            text = (hierarchy + ARTICLE_SEPARATOR + content).encode()
+            digest.update(_fingerprint_entry(row_id, text, level))
+        same = by_text.setdefault(hash(text), [])
+        first = next((i for i in same if builder.text_bytes(i) == text), None)
         if first is not None:
             duplicates += 1
             if len(examples) < _SHOWN_DUPLICATES:
@@ -194,7 +223,7 @@ def parse_rows(
         same.append(len(builder))
         lines.append(number)
         builder.add(row_id, hierarchy, content)
-    if not len(builder):
+    if builder is None:
         raise data_error(source, None, "the statute corpus is empty")
     return ParsedCorpus(builder.table(), digest.hexdigest(), duplicates, examples)
 
@@ -227,7 +256,7 @@ def _parse_file(path: Path, lang: str) -> tuple[ParsedCorpus, str]:
 def _load_cached(path: Path, lang: str, cache_dir: Path | None) -> StatuteCorpus:
     source = str(path)
     identity = _file_identity(path)
-    key = cache_key({"statutes": identity, "lang": lang, "format": CORPUS_FORMAT})
+    key = cache_key({"statutes": identity, "lang": lang, "format": CORPUS_FORMATS[lang]})
     built: dict[str, object] = {}
 
     def build() -> ParsedCorpus:
@@ -241,9 +270,12 @@ def _load_cached(path: Path, lang: str, cache_dir: Path | None) -> StatuteCorpus
         fingerprint, duplicates, examples = (
             manifest.get(f) for f in ("fingerprint", "duplicates", "examples")
         )
+        level = manifest.get("level", PARAGRAPH)  # entries written before article corpora hold paragraphs
         if not (isinstance(fingerprint, str) and isinstance(duplicates, int) and isinstance(examples, list)):
             raise ValueError("manifest without fingerprint or duplicates")
-        return ParsedCorpus(ProvisionTable.load(entry), fingerprint, duplicates, examples)
+        if level not in LEVELS:
+            raise ValueError(f"manifest with an unknown level {level!r}")
+        return ParsedCorpus(ProvisionTable.load(entry, level), fingerprint, duplicates, examples)
 
     def save(parsed: ParsedCorpus, directory: Path) -> None:
         if not built.get("unchanged"):
@@ -263,6 +295,7 @@ def _load_cached(path: Path, lang: str, cache_dir: Path | None) -> StatuteCorpus
             "size": len(p.table),
             "duplicates": p.duplicates,
             "examples": p.examples,
+            "level": p.level,
         },
         external={"source": path},
         cache_dir=cache_dir,
@@ -280,6 +313,8 @@ def load_statutes(
     use_cache: bool = True,
 ) -> StatuteCorpus:
     """Load the statute pool: a local JSONL path (its parse cached), or (None) the Hugging Face dataset."""
+    if lang not in LANG_SUFFIX:
+        raise ValueError(f"lang must be one of {sorted(LANG_SUFFIX)}, got {lang!r}")
     if corpus is not None:
         path = Path(corpus)
         if not path.is_file():
@@ -298,11 +333,13 @@ def load_statutes(
 
 
 __all__ = [
+    "CORPUS_FORMATS",
     "FULL_CORPUS_SIZE",
     "STATUTE_HF_REPOS",
     "STATUTE_HF_REVISION",
     "ParsedCorpus",
     "StatuteCorpus",
+    "data_error",
     "fingerprint_provisions",
     "load_statutes",
     "parse_rows",

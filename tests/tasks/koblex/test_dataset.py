@@ -70,3 +70,24 @@ def test_hub_path_is_used_by_default(monkeypatch: pytest.MonkeyPatch, tiny_quest
     data = load_koblex(None)
     assert seen == [("JihyungL/KoBLEX-koblex", "test")] and data.source == "hf:JihyungL/KoBLEX-koblex@main"
     assert [r["id"] for r in data.records] == ["q1", "q2"]
+
+
+def test_hub_english_questions_take_article_identities(monkeypatch: pytest.MonkeyPatch) -> None:
+    """lang=en reads the same hub dataset's `_eng` fields; against an article corpus the gold is article keys."""
+    import datasets
+
+    from koblex_tasks.tasks.koblex.dataset import GoldIdentity
+    from tests.english_data import CARRIER, DAMAGES, QUASI, QUESTIONS, ROBBERY
+
+    # the local datasets cache is still asked; the hub is not dialled
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setattr(datasets, "load_dataset", lambda repo, split, revision=None: QUESTIONS)
+    data = load_koblex(None, lang="en")
+    assert data.lines == (1, 2, 3)
+    samples = list(koblex_dataset(data, "en", identity=GoldIdentity("article", "en")))
+    assert [s.metadata["gold_keys"] for s in samples] == [[CARRIER], [DAMAGES], [ROBBERY, QUASI]]
+    assert [s.metadata["hop_count"] for s in samples] == [1, 2, 2]  # the paper's count: paragraphs
+    assert samples[0].input.startswith("A carrier")
+    paragraphs = list(koblex_dataset(data, "en"))  # no corpus: the English paragraph strings
+    assert paragraphs[1].metadata["gold_keys"] == paragraphs[1].metadata["gold_provisions"]
+    assert paragraphs[1].metadata["provision_level"] == "paragraph"

@@ -23,6 +23,7 @@ from inspect_ai.model._generate_config import active_generate_config
 from inspect_ai.solver import Generate, TaskState
 from inspect_ai.util import store_as
 
+from koblex_tasks.corpus.provision import Provision
 from koblex_tasks.corpus.retriever import Retriever
 from koblex_tasks.prompts import Prompt
 from koblex_tasks.solvers.common import recorded_prompt
@@ -57,15 +58,18 @@ def official_question(state: TaskState) -> str:
     return state.metadata["background"] + state.metadata["question"]
 
 
-async def top_provisions(retriever: Retriever, query: str, k: int, rerank_against: str) -> list[str]:
-    """Keys of BM25's top k for `query`; with a reranker, its top k against `rerank_against` of BM25's top 100."""
+async def top_provisions(retriever: Retriever, query: str, k: int, rerank_against: str) -> list[Provision]:
+    """BM25's top k for `query`; with a reranker, its top k against `rerank_against` of BM25's top 100.
+
+    The evidence records their `key`s (what is scored), prompts show their `text` (one string for a
+    paragraph; an article's key is not its text)."""
     depth = k if retriever.reranker.name == "none" else max(k, RERANK_DEPTH)
     hits = await retriever.arerank(rerank_against, await retriever.asearch(query, depth), k)
-    return [h.provision.key for h in hits]
+    return [h.provision for h in hits]
 
 
-def join_provisions(keys: list[str]) -> str:
-    return "\n".join(keys)
+def join_provisions(texts: list[str]) -> str:
+    return "\n".join(texts)
 
 
 def run_sets_max_tokens() -> bool:

@@ -136,12 +136,18 @@ def softmax(scores: dict[str, float | None]) -> dict[str, float]:
 
 
 class RecordedRetrieval:
-    """BM25 top-k (reranked when the task has a reranker) whose queries and results go to the evidence."""
+    """BM25 top-k (reranked when the task has a reranker) whose queries and results go to the evidence.
+
+    A call returns the provisions' texts, which the methods put into their prompts and lists; the evidence
+    records their keys, and `keys_of` maps the texts a method relied on back to keys for `predicted` (a text
+    names one provision: the corpus keeps one provision per text).
+    """
 
     def __init__(self, retriever: Retriever, record: ProvisionEvidence, k: int) -> None:
         if k < 1:
             raise ValueError(f"k must be positive, got {k}")
         self.retriever, self.record, self.k = retriever, record, k
+        self._keys: dict[str, str] = {}  # text -> key of every provision returned so far
 
     @classmethod
     async def start(
@@ -152,10 +158,15 @@ class RecordedRetrieval:
         return cls(await sample_retriever(state, tokenizer=tokenizer, reranker=reranker), record, k)
 
     async def __call__(self, query: str) -> list[str]:
-        keys = await top_provisions(self.retriever, query, self.k, rerank_against=query)
+        provisions = await top_provisions(self.retriever, query, self.k, rerank_against=query)
+        self._keys.update((p.text, p.key) for p in provisions)
         self.record.queries = [*self.record.queries, query]
-        self.record.retrieved = [*self.record.retrieved, keys]
-        return keys
+        self.record.retrieved = [*self.record.retrieved, [p.key for p in provisions]]
+        return [p.text for p in provisions]
+
+    def keys_of(self, texts: list[str]) -> list[str]:
+        """The keys of provisions this retrieval returned, given their texts (order and repeats kept)."""
+        return [self._keys[text] for text in texts]
 
 
 @dataclass(frozen=True)

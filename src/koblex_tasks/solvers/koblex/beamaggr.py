@@ -111,7 +111,7 @@ def beamaggr(
                 }
             )
         top = beams[0][0]
-        run.record.predicted = top.comb
+        run.record.predicted = run.retrieve.keys_of(top.comb)
         answer = top.answers[0] if official_first_answer else " ".join(top.answers)
         run.state.metadata["beamaggr_sub_answers"] = top.answers
         return run.compose(answer)

@@ -87,7 +87,7 @@ def flare(
         reasoning = await interleaved_reasoning(
             run, first, FINAL, max_steps, retrieve_if_uncertain, step_logprobs=True
         )
-        run.record.predicted = reasoning.contexts
+        run.record.predicted = run.retrieve.keys_of(reasoning.contexts)
         last = reasoning.last
         if last is None or FINAL not in last.text:
             last = await force_final(run, reasoning, FINAL)

@@ -65,7 +65,7 @@ def ircot(
 
         first = await run.retrieve(run.question)
         reasoning = await interleaved_reasoning(run, first, FINAL, max_steps, sentence_as_query)
-        run.record.predicted = reasoning.contexts
+        run.record.predicted = run.retrieve.keys_of(reasoning.contexts)
         last = reasoning.steps[-1]
         if FINAL in last and reasoning.last is not None:
             return run.adopt(reasoning.last, AnswerRule("after_marker", (FINAL,)))

@@ -45,14 +45,17 @@ def one_time_retrieval(
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         record = evidence("cot_one_time_retrieval" if cot else "one_time_retrieval", uses_retrieval=True)
-        n = len(state.metadata["gold_provisions"]) if k == "gold" else int(k)
+        gold = state.metadata.get("gold_keys", state.metadata["gold_provisions"])  # at the corpus' level
+        n = len(gold) if k == "gold" else int(k)
         retriever = await sample_retriever(state, tokenizer=tokenizer, reranker=reranker)
         query = official_question(state)
-        keys = await top_provisions(retriever, query, n, rerank_against=state.metadata["question"])
+        provisions = await top_provisions(retriever, query, n, rerank_against=state.metadata["question"])
+        keys = [p.key for p in provisions]
         record.queries = [query]
         record.retrieved = [keys]
         record.predicted = keys
         prompt = StagePrompt.load(state, "cot_or" if cot else "sp_or", prompt_version)
-        return await answer_with(state, generate, prompt, question=query, context_str=join_provisions(keys))
+        context = join_provisions([p.text for p in provisions])
+        return await answer_with(state, generate, prompt, question=query, context_str=context)
 
     return solve

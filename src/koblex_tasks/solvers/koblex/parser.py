@@ -26,6 +26,7 @@ import re
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import collect
 
+from koblex_tasks.corpus.provision import Provision
 from koblex_tasks.corpus.retriever import Hit, Retriever
 from koblex_tasks.solvers.common import require_positive, sample_retriever
 from koblex_tasks.solvers.koblex._common import (
@@ -81,7 +82,7 @@ def parse_selection(completion: str, n_candidates: int) -> int | None:
 
 
 def format_candidates(hits: list[Hit]) -> str:
-    return "\n".join(f"{i}: {h.provision.key}" for i, h in enumerate(hits))
+    return "\n".join(f"{i}: {h.provision.text}" for i, h in enumerate(hits))
 
 
 @solver
@@ -118,7 +119,8 @@ def parser(
         candidate_lists = await _candidates(retriever, state.metadata["question"], guesses, k, l)
         record.queries = guesses
         record.retrieved = [[h.provision.key for h in hits] for hits in candidate_lists]
-        record.predicted = await _select(state, record, candidate_lists)
+        selected = await _select(state, record, candidate_lists)
+        record.predicted = [p.key for p in selected]
 
         prompt = StagePrompt.load(state, "parser_answer", prompt_version)
         return await answer_with(
@@ -126,7 +128,7 @@ def parser(
             generate,
             prompt,
             question=official_question(state),
-            context_str=join_provisions(record.predicted),
+            context_str=join_provisions([p.text for p in selected]),
         )
 
     async def _parametric_provisions(state: TaskState, record: ProvisionEvidence) -> list[str]:
@@ -149,7 +151,7 @@ def parser(
 
     async def _select(
         state: TaskState, record: ProvisionEvidence, candidate_lists: list[list[Hit]]
-    ) -> list[str]:
+    ) -> list[Provision]:
         prompt = StagePrompt.load(state, "parser_select", prompt_version)
         shown = [hits for hits in candidate_lists if hits]
         record.count("guesses_without_candidates", len(candidate_lists) - len(shown))
@@ -166,14 +168,14 @@ def parser(
                 for hits in shown
             ]
         )
-        selected: list[str] = []
+        selected: list[Provision] = []
         for hits, reply in zip(shown, replies, strict=True):
             choice = parse_selection(reply.completion, len(hits))
             if choice is None:
                 record.count("selection_fallbacks")
                 choice = 0
             pool = shown[0] if official_selection_bug and choice < len(shown[0]) else hits
-            selected.append(pool[choice].provision.key)
+            selected.append(pool[choice].provision)
         return selected
 
     return solve

@@ -97,7 +97,7 @@ def probtree(
                     "answer": best.completion.text,
                 }
             )
-        run.record.predicted = comb
+        run.record.predicted = run.retrieve.keys_of(comb)
         root = answers[0]
         return run.adopt(root.completion, AnswerRule("after_marker", (FINAL,)))
 

@@ -103,7 +103,7 @@ def self_ask(
             run.log(
                 {"step": step, "follow_up": follow_up, "retrieved": keys, "intermediate_answer": answer.text}
             )
-        run.record.predicted = provisions
+        run.record.predicted = run.retrieve.keys_of(provisions)
         if reply is None or FINAL not in reply.text:
             run.record.count("forced_final_answer")
             reply = await run.ask(prompt + "\n" + FINAL, stop=["\n"])

@@ -1,4 +1,12 @@
-"""KoBLEX questions: loading (hub or local JSONL), validation, and conversion to Inspect samples."""
+"""KoBLEX questions: loading (hub or local JSONL), validation, and conversion to Inspect samples.
+
+Gold provisions are recorded twice in each sample: `gold_provisions`, the gold paragraphs' texts in the
+question language (the paper's strings, which the LF-Eval judge reads), and `gold_keys`, the identities the
+provision metrics compare with the retrieved provisions, at the level and in the language of the corpus
+(`GoldIdentity`): for the Korean paragraph corpus the two are the same strings; for an article-level corpus
+(the English statute dataset) `gold_keys` are the contexts' article keys `index`, so two gold paragraphs of
+one article are one gold article.
+"""
 
 import hashlib
 import json
@@ -8,7 +16,8 @@ from typing import Any
 
 from inspect_ai.dataset import MemoryDataset, Sample
 
-from koblex_tasks.corpus.provision import provision_key
+from koblex_tasks.corpus.provision import ARTICLE, PARAGRAPH, Level, provision_key
+from koblex_tasks.corpus.rows import LANG_SUFFIX
 from koblex_tasks.errors import DataError
 from koblex_tasks.hub import INSPECT_HINT, load_hub_rows
 from koblex_tasks.jsonl import read_jsonl
@@ -19,7 +28,6 @@ KOBLEX_HF_SPLIT = "test"
 # fingerprint go into the log, so a silent upstream change is still detectable.
 KOBLEX_HF_REVISION: str | None = None
 
-LANG_SUFFIX = {"ko": "", "en": "_eng"}
 TEXT_FIELDS = ("question", "answer", "background")
 
 
@@ -28,6 +36,44 @@ class KoblexData:
     records: list[dict[str, Any]]
     source: str
     fingerprint: str
+    lines: tuple[int, ...] = ()  # each record's line (local file) or row number (hub), for error messages
+
+
+@dataclass(frozen=True)
+class GoldIdentity:
+    """How gold contexts become identities of the corpus' provisions: the corpus' level and text language.
+
+    A paragraph is `hierarchy + content` in the corpus' language (normally the questions' own; the Korean
+    corpus under English questions keeps Korean identities); an article is the context's `index`, in order,
+    each once.
+    """
+
+    level: Level = PARAGRAPH
+    language: str = "ko"
+
+    def fields(self) -> tuple[str, ...]:
+        if self.level == ARTICLE:
+            return ("index",)
+        suffix = LANG_SUFFIX[self.language]
+        return (f"hierarchy{suffix}", f"content{suffix}")
+
+    def keys(self, record: dict[str, Any]) -> list[str]:
+        if self.level == ARTICLE:
+            return list(dict.fromkeys(c["index"] for c in record["contexts"]))
+        return gold_provisions(record, self.language)
+
+    def check(self, record: dict[str, Any], source: str, line: int | None) -> None:
+        """Every context carries what this identity is made of (a `DataError` naming the line if not)."""
+        what = "the article key" if self.level == ARTICLE else f"a {self.language} paragraph's identity"
+        for i, ctx in enumerate(record["contexts"]):
+            for name in self.fields():
+                if not isinstance(ctx.get(name), str) or (self.level == ARTICLE and not ctx[name].strip()):
+                    raise DataError(
+                        source,
+                        line,
+                        f"question {record['id']!r}: contexts[{i}] lacks a string '{name}' ({what}, which "
+                        f"a {self.level}-level corpus is scored by)",
+                    )
 
 
 def _validate(record: dict[str, Any], source: str, line: int, lang: str) -> None:
@@ -90,7 +136,8 @@ def load_koblex(
     if not numbered:
         raise DataError(source, None, "no questions in the dataset")
     records = [record for _, record in numbered]
-    return KoblexData(records=records, source=source, fingerprint=fingerprint_records(records))
+    lines = tuple(line for line, _ in numbered)
+    return KoblexData(records=records, source=source, fingerprint=fingerprint_records(records), lines=lines)
 
 
 def hop_counts(records: list[dict[str, Any]]) -> list[int]:
@@ -99,25 +146,33 @@ def hop_counts(records: list[dict[str, Any]]) -> list[int]:
 
 
 def gold_provisions(record: dict[str, Any], lang: str) -> list[str]:
+    """The gold paragraphs' `hierarchy + content` in `lang`, one per context (the paper's strings)."""
     suffix = LANG_SUFFIX[lang]
     return [provision_key(c["hierarchy" + suffix], c["content" + suffix]) for c in record["contexts"]]
 
 
 def record_to_sample(
-    record: dict[str, Any], lang: str, extra_metadata: dict[str, Any] | None = None
+    record: dict[str, Any],
+    lang: str,
+    extra_metadata: dict[str, Any] | None = None,
+    identity: GoldIdentity | None = None,
 ) -> Sample:
     """Input = background + question; target = the reference answer; gold provisions and hops in metadata.
 
-    `hop_count` is the number of gold provisions (the paper's 55/125/46 split); the file's own `n_hops`
-    disagrees on 6 items and is kept as `n_hops` for reference.
+    `hop_count` is the number of gold paragraphs (the paper's 55/125/46 split); the file's own `n_hops`
+    disagrees on 6 items and is kept as `n_hops` for reference. `identity` (default: paragraphs in `lang`)
+    makes `gold_keys`, what the provision metrics score against, at `provision_level`.
     """
     suffix = LANG_SUFFIX[lang]
+    identity = identity or GoldIdentity(PARAGRAPH, lang)
     background, question = record["background" + suffix], record["question" + suffix]
     gold = gold_provisions(record, lang)
     metadata = {
         "background": background,
         "question": question,
         "gold_provisions": gold,
+        "gold_keys": identity.keys(record),
+        "provision_level": identity.level,
         "hop_count": len(gold),
         "n_hops": record.get("n_hops"),
         "lang": lang,
@@ -132,8 +187,21 @@ def record_to_sample(
     )
 
 
+def check_identity(data: KoblexData, identity: GoldIdentity) -> None:
+    """Every record's contexts carry what `identity` is made of (a `DataError` naming the first that lacks it)."""
+    lines: tuple[int | None, ...] = data.lines or (None,) * len(data.records)
+    for record, line in zip(data.records, lines, strict=True):
+        identity.check(record, data.source, line)
+
+
 def koblex_dataset(
-    data: KoblexData, lang: str, extra_metadata: dict[str, Any] | None = None
+    data: KoblexData,
+    lang: str,
+    extra_metadata: dict[str, Any] | None = None,
+    identity: GoldIdentity | None = None,
 ) -> MemoryDataset:
-    samples = [record_to_sample(r, lang, extra_metadata) for r in data.records]
+    """The samples; with `identity` every record is first checked to carry the fields it needs."""
+    if identity is not None:
+        check_identity(data, identity)
+    samples = [record_to_sample(r, lang, extra_metadata, identity) for r in data.records]
     return MemoryDataset(samples=samples, name="koblex", location=data.source)

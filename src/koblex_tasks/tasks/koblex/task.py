@@ -28,7 +28,7 @@ from koblex_tasks.corpus.statutes import STATUTE_HF_REVISION
 from koblex_tasks.corpus.tokenizers import TOKENIZERS
 from koblex_tasks.errors import DataError
 from koblex_tasks.hub import HubUnavailableError
-from koblex_tasks.judge_role import grader_bound
+from koblex_tasks.judge_role import built_by_eval, grader_bound
 from koblex_tasks.scorers.koblex import lf_eval, provision_match, token_f1
 from koblex_tasks.solvers.common import RETRIEVAL_METADATA_KEY
 from koblex_tasks.solvers.koblex import RETRIEVAL_FREE_SOLVERS, parser
@@ -48,6 +48,7 @@ from koblex_tasks.tasks.koblex.dataset import (
     koblex_dataset,
     load_koblex,
 )
+from koblex_tasks.tasks.koblex.language import gold_identity
 from koblex_tasks.tasks.koblex.protocol import paper_reranker, protocol_of, run_settings
 from koblex_tasks.tasks.koblex.spec import GENERATION, KOBLEX
 
@@ -67,6 +68,7 @@ def koblex(
     revision: str | None = KOBLEX_HF_REVISION,
     corpus: str | None = None,
     corpus_revision: str | None = STATUTE_HF_REVISION,
+    allow_language_mismatch: bool = False,
     tokenizer: str = PAPER["tokenizer"],
     reranker: str = PAPER["reranker"],
     retrieval: Literal["bm25", "dense", "hybrid"] = "bm25",
@@ -91,6 +93,9 @@ def koblex(
         revision: hub revision of the questions dataset.
         corpus: local JSONL statute corpus (default: JihyungL/KoBLEX-statute, or -eng for lang=en).
         corpus_revision: hub revision of the statute dataset.
+        allow_language_mismatch: run with a corpus in the other language than the questions (cross-lingual
+            retrieval, gold compared in the corpus' language); without it such a run is refused before any
+            model call, since against the questions' own gold provisions it could only score 0.
         tokenizer: BM25 tokenizer, "official" (the paper's regex tokens, default) or "kiwi" (morphemes).
         reranker: the paper's dragonkue/bge-reranker-v2-m3-ko (default; alias "bge"), another cross-encoder
             id/path, or "none" (BM25 order; no torch needed).
@@ -137,16 +142,20 @@ def koblex(
         dense_model=dense_model or DEFAULT_DENSE_MODEL,
     )
     retriever = _build_retriever(settings) if retrieves else None
+    identity, language_note = gold_identity(
+        retriever.corpus if retriever is not None else None, questions, lang, allow_language_mismatch
+    )
     generation = GENERATION[chat_format]
     sample_generation = {"chat_format": chat_format, "max_tokens": generation["max_tokens"]}
     dataset = koblex_dataset(
         questions,
         lang,
         {RETRIEVAL_METADATA_KEY: settings.as_dict(), GENERATION_METADATA_KEY: sample_generation},
+        identity,
     )
     if wanted is not None:
         dataset = dataset.filter(lambda s: (s.metadata or {}).get("hop_count") in wanted)
-    use_judge = grader_bound() if judge is None else judge
+    use_judge = (built_by_eval() and grader_bound()) if judge is None else judge
     scorers = [provision_match(), token_f1(official=official)]
     if use_judge:
         scorers.append(
@@ -186,6 +195,8 @@ def koblex(
             "dataset_size": len(questions.records),
             "retrieval": settings.as_dict(),
             "corpus": _corpus_record(retriever, solver_name),
+            "provision_level": identity.level,  # what provision_match compares: paragraphs or articles
+            "language_mismatch": language_note,
             "retriever": retriever.describe() if retriever is not None else None,
             "generation": {"chat_format": chat_format, **generation},
             "official_scoring": official,
