@@ -107,7 +107,7 @@ def _tokenizer(name: str):
 def _texts(corpus_path: str) -> list[str]:
     from koblex_tasks.corpus.statutes import load_statutes
 
-    return load_statutes(corpus_path, use_cache=False).keys()
+    return load_statutes(corpus_path, use_cache=False).texts()
 
 
 # --- phases (each in its own process) -----------------------------------------------------------------------
@@ -291,7 +291,7 @@ def phase_reference(args) -> dict:
     with remembering_words(
         tokenizer, Path(args.cache)
     ):  # the build's analysed words: the same tokens, sooner
-        encoded = encode_with(tokenizer, corpus.iter_keys())
+        encoded = encode_with(tokenizer, corpus.iter_texts())
     stream, lengths = encoded.term_ids, encoded.lengths
     doc_of = np.repeat(np.arange(len(lengths)), lengths)
     term_id = {t: i for i, t in enumerate(encoded.vocabulary)}

@@ -61,7 +61,7 @@ def test_top_100_equals_brute_force_and_the_previous_scorer(
     corpus = load_statutes(str(shared_data / "koblex" / "statutes.jsonl"), cache_dir=tmp_path)
     assert len(corpus) == 5423
     index = BM25Index.open(corpus, tokenizer, cache_dir=tmp_path)
-    docs = tokenizer.tokenize(corpus.keys())
+    docs = tokenizer.tokenize(corpus.texts())
     reference = BruteForce(docs)
     previous = bm25s.BM25(method="lucene")
     previous.index(docs, show_progress=False)

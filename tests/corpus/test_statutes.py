@@ -181,7 +181,7 @@ def test_parsed_corpus_is_cached_and_never_stale(tiny_corpus: Path, tmp_path: Pa
     second = load_statutes(str(path), cache_dir=cache)
     for corpus in (first, second):
         assert corpus.provisions == parsed.provisions and corpus.fingerprint == parsed.fingerprint
-        assert corpus.keys() == [p.key for p in parsed.provisions]
+        assert corpus.texts() == [p.text for p in parsed.provisions]
         assert corpus.provision(-1) == parsed.provisions[-1] and corpus.source == str(path)
     assert [p.name for p in (cache / "statutes").iterdir()] == [entry.name]  # the second load used it
     # one character changed, same size, modification time put back: the parse is not reused
@@ -192,7 +192,7 @@ def test_parsed_corpus_is_cached_and_never_stale(tiny_corpus: Path, tmp_path: Pa
     path.write_text(edited, encoding="utf-8")
     os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
     changed = load_statutes(str(path), cache_dir=cache)
-    assert changed.fingerprint != parsed.fingerprint and "소멸된다" in "".join(changed.keys())
+    assert changed.fingerprint != parsed.fingerprint and "소멸된다" in "".join(changed.texts())
     # a corrupted table is rebuilt from the file
     (entry_now,) = [p for p in (cache / "statutes").iterdir() if p.name != entry.name]
     (entry_now / "text.bin").write_bytes(b"garbage")

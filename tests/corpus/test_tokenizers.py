@@ -187,7 +187,7 @@ def test_official_tokens_are_bm25s_tokens_on_the_shared_corpus(shared_data: Path
     corpus = load_statutes(str(shared_data / "koblex" / "statutes.jsonl"))
     with (shared_data / "koblex" / "koblex.jsonl").open(encoding="utf-8") as handle:
         questions = [json.loads(line) for line in handle if line.strip()]
-    texts = corpus.keys() + [q["background"] + q["question"] for q in questions]
+    texts = corpus.texts() + [q["background"] + q["question"] for q in questions]
     assert OfficialTokenizer().tokenize(texts) == _bm25s_terms(texts)
 
 

@@ -183,7 +183,7 @@ class BM25Index:
         use_cache: bool,
     ) -> Postings:
         with remembering_words(tokenizer, cache_dir, enabled=use_cache):
-            encoded = [encode_with(tokenizer, corpus.iter_keys())]  # a list, so that build() can free it
+            encoded = [encode_with(tokenizer, corpus.iter_texts())]  # a list, so that build() can free it
         if len(encoded[0].term_ids) == 0:
             raise data_error(
                 corpus.source,

@@ -245,7 +245,7 @@ class DenseIndex:
             "dense",
             key,
             load=load,
-            build=lambda: encoder.encode([p.key for p in corpus.provisions]),
+            build=lambda: encoder.encode([p.text for p in corpus.provisions]),
             save=save,
             extra=manifest,
             cache_dir=cache_dir,

@@ -184,7 +184,7 @@ class Retriever:
 
     def rerank(self, query: str, hits: list[Hit], top: int) -> list[Hit]:
         """Reorder `hits` by the reranker's score for `query` and keep `top` (stable for equal scores)."""
-        scores = self.reranker.scores(query, [h.provision.key for h in hits])
+        scores = self.reranker.scores(query, [h.provision.text for h in hits])  # what the model sees
         order = sorted(range(len(hits)), key=lambda i: (-scores[i], i))[:top]
         return [replace(hits[i], rank=new_rank, rerank_score=scores[i]) for new_rank, i in enumerate(order)]
 

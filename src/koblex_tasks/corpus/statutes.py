@@ -86,11 +86,6 @@ class StatuteCorpus:
             return self._table.iter_texts()
         return (p.text for p in self.provisions)
 
-    # The names of `texts` before article corpora, when a paragraph's text was its key (BM25's build and the
-    # benchmarks still call them): they return texts, never article keys.
-    keys = texts
-    iter_keys = iter_texts
-
     @cached_property
     def language(self) -> str | None:
         """The language of the text, "ko" or "en", by the script of an even sample of the provisions (None

@@ -23,6 +23,6 @@ def search_statutes(settings: dict[str, object] | None = None, k: int = 5) -> To
         hits = await retriever.arerank(query, hits, top_k)
         if not hits:
             return "No provision matched the query."
-        return "\n".join(f"[{h.rank + 1}] {h.provision.key}" for h in hits)
+        return "\n".join(f"[{h.rank + 1}] {h.provision.text}" for h in hits)
 
     return execute

@@ -52,7 +52,12 @@ def _recorded_corpus(record: dict[str, Any], full_size: int) -> tuple[str, dict[
         return None
     source = str(record.get("source") or "")
     kind = "hub statute dataset" if source.startswith("hf:") else "local file"
-    status = "partial" if size < full_size else "full"
+    recorded = record.get("status")  # the run's own verdict (an article-level pool has no paragraph count)
+    status = (
+        recorded
+        if recorded in ("full", "partial", "unknown")
+        else ("partial" if size < full_size else "full")
+    )
     return status, {
         "kind": f"{kind} (recorded by the run)",
         "source": source,

@@ -237,7 +237,10 @@ def _corpus_record(retriever: Any, solver_name: str) -> dict[str, Any]:
     if retriever is None:
         return {"kind": f"not loaded: {solver_name} retrieves nothing"}
     described = dict(retriever.corpus.describe())
-    full = KOBLEX.full_corpus_size
-    described["status"] = "partial" if full is not None and int(described["size"]) < full else "full"
-    described["full_size"] = full
+    partial = described.get("partial")  # None: an article-level pool, whose full size is not known
+    if partial is None:
+        described["status"] = "full" if str(described.get("source", "")).startswith("hf:") else "unknown"
+    else:
+        described["status"] = "partial" if partial else "full"
+    described["full_size"] = KOBLEX.full_corpus_size if described.get("level") != "article" else None
     return described
