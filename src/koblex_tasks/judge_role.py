@@ -4,12 +4,19 @@
 judge scorer and the LEGIT setup step check `grader_bound()` first: a model must never grade itself.
 """
 
+import contextvars
 import importlib
 
 from inspect_ai.model import model_roles
 from inspect_ai.model._model import active_model  # set while eval()/`inspect eval` builds registry tasks
 
 GRADER_ROLE = "grader"
+
+# Set by a builder that initialises the model roles itself before building tasks (the grid builds its tasks
+# before `eval_set` runs them), so the roles it set are the ones the run will have.
+ROLES_SET_BY_BUILDER: contextvars.ContextVar[bool] = contextvars.ContextVar(
+    "koblex_roles_set_by_builder", default=False
+)
 
 
 def grader_bound(role: str = GRADER_ROLE) -> bool:
@@ -28,8 +35,11 @@ def built_by_eval() -> bool:
     Inspect initialises the active model and the model roles before it calls a registry task's function; a
     task function called directly (`eval(legit(...))`) runs before either. Both stay set after an eval ends, so
     the check also asks Inspect whether an eval is running now (a private flag, read defensively: without it,
-    the active model alone decides).
+    the active model alone decides). A builder that sets the roles itself (the grid) says so through
+    `ROLES_SET_BY_BUILDER`.
     """
+    if ROLES_SET_BY_BUILDER.get():
+        return True
     running = getattr(importlib.import_module("inspect_ai._eval.eval"), "_eval_async_running", None)
     return active_model() is not None and running is not False
 

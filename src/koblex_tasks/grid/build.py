@@ -23,6 +23,7 @@ from inspect_ai.model import Model, get_model
 from inspect_ai.util import registry_create
 
 from koblex_tasks.grid.plan import PlannedRun
+from koblex_tasks.judge_role import ROLES_SET_BY_BUILDER
 from koblex_tasks.spec import BenchmarkSpec, MethodGrid
 
 GRID_METADATA_KEY = "grid"
@@ -60,6 +61,7 @@ def with_roles(roles: Roles, build: Callable[[], T]) -> T:
             for role, value in roles.items()
         }
         init_model_roles(bound)
+        ROLES_SET_BY_BUILDER.set(True)
         return build()
 
     return contextvars.copy_context().run(run)
