@@ -2,6 +2,7 @@
 
 # ruff: noqa: F401
 from koblex_tasks.corpus.tool import search_statutes
+from koblex_tasks.errors import keep_refusals_visible
 from koblex_tasks.providers.koblexmock import KoblexMock
 from koblex_tasks.providers.replay import ReplayModel
 from koblex_tasks.scorers import legit_rubric, lf_eval, provision_match, token_f1
@@ -24,3 +25,5 @@ from koblex_tasks.solvers import (
 )
 from koblex_tasks.tasks.koblex.task import koblex
 from koblex_tasks.tasks.legit.task import legit
+
+keep_refusals_visible()

@@ -21,6 +21,14 @@ INSPECT_HINT = "pass a local JSONL file instead (-T data=PATH / -T corpus=PATH)"
 class HubUnavailableError(SetupError, RuntimeError):
     """The hub cannot serve a dataset or model: the message says why and which option avoids it."""
 
+    def __init__(self, what: str, why: str, hint: str) -> None:
+        super().__init__(f"cannot load {what} from the Hugging Face hub: {why}; {hint}")
+        self.what, self.why, self.hint = what, why, hint
+
+    def with_hint(self, hint: str) -> "HubUnavailableError":
+        """The same failure, told with another tool's way around it (`koblex replay`: `--data PATH`)."""
+        return HubUnavailableError(self.what, self.why, hint)
+
 
 def offline_flag() -> str | None:
     """The offline environment variable that is set (to a true value), if any."""
@@ -62,7 +70,7 @@ def load_hub_rows(
     what = f"{repo} (split {split!r}, revision {revision or 'main'})"
     reason = hub_unavailable()
     if reason and not offline_flag():
-        raise HubUnavailableError(f"cannot load {what} from the Hugging Face hub: {reason}; {hint}")
+        raise HubUnavailableError(what, reason, hint)
     try:
         import datasets
     except ImportError as exc:  # pragma: no cover - datasets is a core dependency
@@ -71,5 +79,5 @@ def load_hub_rows(
         ds = datasets.load_dataset(repo, split=split, revision=revision)
     except Exception as exc:
         why = f"{reason} and it is not in the local cache" if reason else str(exc).splitlines()[0]
-        raise HubUnavailableError(f"cannot load {what} from the Hugging Face hub: {why}; {hint}") from exc
+        raise HubUnavailableError(what, why, hint) from exc
     return [dict(row) for row in ds], f"hf:{repo}@{revision or 'main'}"

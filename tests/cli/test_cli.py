@@ -238,3 +238,16 @@ def test_judge_audit_without_shared_units_says_so_in_one_line() -> None:
     text = format_report(report)
     assert len(text.splitlines()) == 1
     assert "no issue in common" in text and "o3" in text and "gpt-4.1" in text and "n/a" not in text
+
+
+def test_replay_offline_names_its_own_data_flag(
+    shared_data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Without --data and with the hub out of reach, the hint is replay's `--data PATH`, not the task's `-T`."""
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_DATASETS_CACHE", str(tmp_path / "empty-cache"))
+    released = shared_data / "koblex" / "released_gpt4o" / "sp_gpt4o.jsonl"
+    code, out, err = run(capsys, "replay", str(released), "--log-dir", str(tmp_path / "logs"))
+    line = assert_one_error_line(err, "replay")
+    assert code == 1 and not out and not (tmp_path / "logs").exists()
+    assert "HF_HUB_OFFLINE is set" in line and line.endswith("(--data PATH)") and "-T data" not in line

@@ -15,6 +15,7 @@ import click
 
 from koblex_tasks.cli._base import KoblexCommand, RunFailed, argument, echo_json
 from koblex_tasks.errors import DataError
+from koblex_tasks.hub import HubUnavailableError
 from koblex_tasks.spec import BenchmarkSpec
 from koblex_tasks.tasks import benchmark_specs, spec_for_task
 
@@ -107,6 +108,9 @@ def _needs_judge(spec: BenchmarkSpec) -> bool:
     return any(s.judge and s.required for s in spec.scorers)
 
 
+REPLAY_HUB_HINT = "pass a local questions JSONL instead (--data PATH)"
+
+
 @click.command(cls=KoblexCommand)
 @argument(
     "file",
@@ -188,6 +192,8 @@ def _run(
         raise click.UsageError("the LEGIT benchmark is not registered")
     try:
         replayed = runner(args, spec)
+    except HubUnavailableError as exc:  # told with this command's flag, not the task's `-T data=`
+        raise RunFailed(str(exc.with_hint(REPLAY_HUB_HINT))) from exc
     except RuntimeError as exc:  # the runners' "did not finish": the input was read, its eval failed
         raise RunFailed(str(exc)) from exc
     for line in replayed.lines:

@@ -135,18 +135,22 @@ def test_offline_hub_fails_fast_with_the_tools_flag(monkeypatch: pytest.MonkeyPa
     assert "huggingface.co is unreachable (test); pass --data PATH" in str(hub_err.value)
 
 
-def test_the_inspect_cli_prints_the_one_line(tiny_questions: Path, tiny_corpus: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize("display", [[], ["--display", "none"]], ids=["default display", "display none"])
+def test_the_inspect_cli_prints_the_one_line(
+    tiny_questions: Path, tiny_corpus: Path, tmp_path: Path, display: list[str]
+) -> None:
+    """The refusal is printed once, without a traceback, also under `--display none` (which silences Inspect's)."""
     cmd = [sys.executable, "-m", "inspect_ai", "eval", "koblex_tasks/koblex", "--model", "koblexmock/m"]
     args = ["-T", f"data={tiny_questions}", "-T", f"corpus={tiny_corpus}", "-T", "tokenizer=kiwii"]
     proc = subprocess.run(
-        [*cmd, *args, "--log-dir", str(tmp_path)],  # (--display none silences the message)
+        [*cmd, *args, "--log-dir", str(tmp_path), *display],
         capture_output=True,
         text=True,
         timeout=120,
     )
-    assert proc.returncode != 0
+    assert proc.returncode == 1
     output = (proc.stdout + proc.stderr).strip()
-    assert "did you mean 'kiwi'?" in output and "Traceback" not in output
+    assert output.count("did you mean 'kiwi'?") == 1 and "Traceback" not in output
     assert len(output.splitlines()) <= 3, output
 
 

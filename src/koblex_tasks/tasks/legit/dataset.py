@@ -213,7 +213,10 @@ def fetch_legit_test(url: str = LEGIT_TEST_URL) -> tuple[Path, list[str]]:
             _download(url, path)
         except OSError as exc:
             raise DataError(
-                url, None, f"could not download the LEGIT test split ({exc}); pass data=PATH"
+                url,
+                None,
+                f"could not download the LEGIT test split ({exc}); pass a local copy instead "
+                "(-T data=PATH for inspect eval, --data PATH for koblex replay)",
             ) from exc
     actual = file_sha256(path)
     pinned = expected_sha256()
