@@ -75,7 +75,9 @@ def corpus_of(run: RunIdentity, replay: bool) -> tuple[str, dict[str, Any]]:
     pool is partial. Logs written before that record existed fall back to the settings: the hub corpus
     (``corpus=None``) is full; a local corpus file is measured now (paragraph count and sha256), which
     describes the file as it is at submission, not necessarily as the run used it; a file that is gone is
-    unknown. A benchmark whose scores do not depend on a corpus counts as full.
+    unknown. A benchmark whose scores do not depend on a corpus counts as full, and so does a run whose method
+    retrieves nothing (closed book): its scores are the same whatever pool was configured, so it is ranked
+    with the full-corpus runs it is comparable with, not measured against a file it never read.
     """
     full_size = run.spec.full_corpus_size
     retrieval = run.metadata.get("retrieval") or {}
@@ -87,6 +89,8 @@ def corpus_of(run: RunIdentity, replay: bool) -> tuple[str, dict[str, Any]]:
             "size": full_size,
         }
     record = run.metadata.get("corpus")
+    if isinstance(record, dict) and record.get("retrieves") is False:
+        return "full", {"kind": f"not applicable: {record.get('kind', 'the method retrieves nothing')}"}
     recorded = _recorded_corpus(record, full_size) if isinstance(record, dict) else None
     if recorded is not None:
         return recorded

@@ -30,3 +30,15 @@ def test_logs_without_a_record_fall_back_and_say_so(tiny_corpus: Path) -> None:
     assert hub_status == "full" and "assumed full" in hub["kind"]
     full = {"corpus": {"source": "hf:JihyungL/KoBLEX-statute@main", "size": 233_544, "fingerprint": "f"}}
     assert corpus_of(identity(full), replay=False)[0] == "full"
+
+
+def test_a_closed_book_run_is_ranked_with_full_corpus_runs(tiny_questions: Path, tiny_corpus: Path) -> None:
+    """Its scores do not depend on the pool: not measured against a configured file it never read."""
+    from koblex_tasks.solvers.koblex import standard_prompting
+
+    meta = (
+        koblex(data=str(tiny_questions), corpus=str(tiny_corpus), solver=standard_prompting()).metadata or {}
+    )
+    tiny_corpus.unlink()  # the configured (partial) corpus is not there at submission
+    status, described = corpus_of(identity(meta), replay=False)
+    assert status == "full" and described["kind"].startswith("not applicable: not loaded:")

@@ -77,7 +77,10 @@ def test_corpus_and_retriever_are_recorded_at_build(tiny_questions: Path, tiny_c
     assert meta["retriever"]["corpus"]["fingerprint"] == corpus["fingerprint"]
     assert meta["retriever"]["tokenizer"]["name"] == "official"
     closed = koblex(data=str(tiny_questions), solver=standard_prompting()).metadata or {}
-    assert closed["corpus"] == {"kind": "not loaded: koblex_tasks/standard_prompting retrieves nothing"}
+    assert closed["corpus"] == {
+        "kind": "not loaded: koblex_tasks/standard_prompting retrieves nothing",
+        "retrieves": False,
+    }
 
 
 @pytest.mark.parametrize(

@@ -235,7 +235,7 @@ def _build_retriever(settings: RetrieverSettings) -> Any:
 def _corpus_record(retriever: Any, solver_name: str) -> dict[str, Any]:
     """Source, size, fingerprint and completeness of the statute pool this run retrieves from."""
     if retriever is None:
-        return {"kind": f"not loaded: {solver_name} retrieves nothing"}
+        return {"kind": f"not loaded: {solver_name} retrieves nothing", "retrieves": False}
     described = dict(retriever.corpus.describe())
     partial = described.get("partial")  # None: an article-level pool, whose full size is not known
     if partial is None:
