@@ -105,6 +105,18 @@ def test_bad_arguments_fail_at_build_with_one_line(
     assert message in str(err.value) and "\n" not in str(err.value)
 
 
+def test_argument_mistakes_are_reported_before_missing_reranker_weights(
+    tiny_questions: Path, tiny_corpus: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A typo is the user's to fix first; weights not downloaded are the machine's (reported once args are right)."""
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    base = {"data": str(tiny_questions), "corpus": str(tiny_corpus), "reranker": "nobody/uncached-reranker"}
+    with pytest.raises(SetupError, match="no question has 4 gold provisions"):
+        koblex(**base, hops=4)
+    with pytest.raises(SetupError, match="nobody/uncached-reranker are not in the local Hugging Face cache"):
+        koblex(**base)
+
+
 def test_missing_reranker_fails_in_seconds_naming_install_and_opt_out(
     tiny_questions: Path, tiny_corpus: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

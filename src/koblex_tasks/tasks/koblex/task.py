@@ -126,11 +126,11 @@ def koblex(
     check_file("corpus", corpus, "statute corpus file")
     solver_name, solver_args = _solver_identity(solver)
     retrieves = solver_name not in RETRIEVAL_FREE_SOLVERS
-    if retrieves:
-        used = str(solver_args.get("reranker") or reranker)
-        check_reranker(used, paper_reranker(used))
     questions = _load_questions(data, lang, revision)
     wanted = check_hops(hops, hop_counts(questions.records))
+    if retrieves:  # after the arguments: the weights are the environment's problem, not a typo's
+        used = str(solver_args.get("reranker") or reranker)
+        check_reranker(used, paper_reranker(used))
 
     settings = RetrieverSettings(
         corpus=corpus,
