@@ -1,12 +1,11 @@
 """Inspect's CLI refusals reach the user as one line: unknown solvers named with ours, `--display none` too."""
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from koblex_tasks.errors import unknown_solver_line
+from tests.inspect_cli import inspect_eval_cli
 
 
 @pytest.mark.parametrize(
@@ -39,14 +38,11 @@ def test_other_errors_are_left_to_inspect(exc: BaseException) -> None:
 def test_the_inspect_cli_names_the_solver_typo_in_one_line(
     tiny_questions: Path, tiny_corpus: Path, tmp_path: Path, display: list[str]
 ) -> None:
-    cmd = [sys.executable, "-m", "inspect_ai", "eval", "koblex_tasks/koblex", "--model", "koblexmock/m"]
     args = ["-T", f"data={tiny_questions}", "-T", f"corpus={tiny_corpus}", "-T", "reranker=none"]
-    proc = subprocess.run(
-        [*cmd, *args, "--solver", "koblex_tasks/parserr", "--log-dir", str(tmp_path), *display],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    proc = inspect_eval_cli(
+        "koblex_tasks/koblex", "--model", "koblexmock/m", *args, "--solver", "koblex_tasks/parserr", *display,
+        log_dir=tmp_path, timeout=120,
+    )  # fmt: skip
     output = (proc.stdout + proc.stderr).strip()
     assert proc.returncode == 1 and "Traceback" not in output
     assert output.count("is not a registered solver") == 1

@@ -1,12 +1,12 @@
 """The package as users meet it: registry names resolve, `inspect eval` runs from the command line."""
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from inspect_ai._util.registry import registry_lookup
 from inspect_ai.log import EvalLog, read_eval_log
+
+from tests.inspect_cli import inspect_eval_cli
 
 
 @pytest.mark.parametrize(
@@ -40,8 +40,7 @@ def test_registry_names_resolve(kind: str, name: str) -> None:
 def run_inspect_eval(tmp_path: Path, *args: str) -> EvalLog:
     """`inspect eval ARGS` in a subprocess, as a user types it; returns the single JSON log it wrote."""
     logs = tmp_path / "logs"
-    cmd = [sys.executable, "-m", "inspect_ai", "eval", *args, "--log-dir", str(logs), "--display", "none"]
-    proc = subprocess.run([*cmd, "--log-format", "json"], capture_output=True, text=True, timeout=300)
+    proc = inspect_eval_cli(*args, "--display", "none", "--log-format", "json", log_dir=logs)
     assert proc.returncode == 0, proc.stderr[-3000:]
     [log_file] = list(logs.glob("*.json"))
     return read_eval_log(str(log_file))

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from koblex_tasks.audit.legit.judge_labels import load_judge_labels_from_log
+from koblex_tasks.audit.legit.labels import LABEL_COLUMNS
 from koblex_tasks.cli.audit import judge_audit_main
 from koblex_tasks.replay.legit import run_legit_replay
 from tests.legit_helpers import ScriptedJudge
@@ -18,18 +19,7 @@ def _labels_csv(path: Path, records: list[dict], flip: set[tuple[str, str]]) -> 
     """Two 'lawyer' groups copied from a judge's records; group 2 disagrees on the `flip` nodes."""
     with path.open("w", encoding="utf-8", newline="") as handle:
         writer = csv.writer(handle)
-        writer.writerow(
-            [
-                "group",
-                "generator",
-                "doc_id",
-                "issue_id",
-                "annotator",
-                "contains_issue",
-                "correct_conclusion",
-                "score",
-            ]
-        )
+        writer.writerow(LABEL_COLUMNS)
         for group in (1, 2):
             for r in records:
                 correct = r["correct_conclusion"] ^ (group == 2 and (r["doc_id"], r["issue_id"]) in flip)

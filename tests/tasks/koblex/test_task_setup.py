@@ -2,8 +2,6 @@
 the corpus and protocol recorded in the eval metadata, chat formats and per-stage limits as the official
 scripts send them."""
 
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -21,6 +19,7 @@ from koblex_tasks.tasks.koblex.checks import SetupError
 from koblex_tasks.tasks.koblex.protocol import protocol_of, run_settings
 from koblex_tasks.tasks.koblex.spec import GENERATION, KOBLEX, PAPER_RERANKER
 from koblex_tasks.tasks.koblex.task import koblex
+from tests.inspect_cli import inspect_eval_cli
 
 PAPER_TASK = {
     "tokenizer": "official",
@@ -155,13 +154,9 @@ def test_the_inspect_cli_prints_the_one_line(
     tiny_questions: Path, tiny_corpus: Path, tmp_path: Path, display: list[str]
 ) -> None:
     """The refusal is printed once, without a traceback, also under `--display none` (which silences Inspect's)."""
-    cmd = [sys.executable, "-m", "inspect_ai", "eval", "koblex_tasks/koblex", "--model", "koblexmock/m"]
     args = ["-T", f"data={tiny_questions}", "-T", f"corpus={tiny_corpus}", "-T", "tokenizer=kiwii"]
-    proc = subprocess.run(
-        [*cmd, *args, "--log-dir", str(tmp_path), *display],
-        capture_output=True,
-        text=True,
-        timeout=120,
+    proc = inspect_eval_cli(
+        "koblex_tasks/koblex", "--model", "koblexmock/m", *args, *display, log_dir=tmp_path, timeout=120
     )
     assert proc.returncode == 1
     output = (proc.stdout + proc.stderr).strip()

@@ -1,8 +1,6 @@
 """The LEGIT task refuses bad arguments when it is built: before any model call, one line each."""
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -12,6 +10,7 @@ from koblex_tasks.errors import DataError
 from koblex_tasks.solvers.grader import GraderRequiredError
 from koblex_tasks.tasks.legit.checks import TaskArgumentError
 from koblex_tasks.tasks.legit.task import NO_GRADER_AT_BUILD, legit
+from tests.inspect_cli import inspect_eval_cli
 from tests.legit_helpers import CountingModel, ScriptedJudge
 
 
@@ -86,11 +85,10 @@ def test_eval_of_the_registry_task_with_grader_runs(tiny_legit: Path, tmp_path: 
 @pytest.mark.slow
 def test_inspect_eval_without_grader_exits_nonzero_with_one_line(tiny_legit: Path, tmp_path: Path) -> None:
     """What a user sees: Inspect prints a PrerequisiteError as one line (on stdout, via rich) and exits 1;
-    stderr carries no traceback. (`--display none` would silence the line, so it is not passed.)"""
-    cmd = [sys.executable, "-m", "inspect_ai", "eval", "koblex_tasks/legit", "--model", "koblexmock/m"]
-    cmd += ["-T", f"data={tiny_legit}", "--log-dir", str(tmp_path / "logs")]
+    stderr carries no traceback."""
     env = {**os.environ, "COLUMNS": "80"}
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=env)
+    args = ["koblex_tasks/legit", "--model", "koblexmock/m", "-T", f"data={tiny_legit}"]
+    proc = inspect_eval_cli(*args, log_dir=tmp_path / "logs", env=env)
     assert proc.returncode != 0
     assert "Traceback" not in proc.stderr and "Traceback" not in proc.stdout
     lines = [line for line in (proc.stdout + proc.stderr).splitlines() if NO_GRADER_AT_BUILD in line]
