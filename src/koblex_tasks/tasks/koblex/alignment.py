@@ -17,13 +17,12 @@ rows (file:line and the question's first characters). The rule used is kept per 
 
 import difflib
 import functools
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Literal
 
 from koblex_tasks.errors import DataError
+from koblex_tasks.jsonl import FileSignature, file_signature
 from koblex_tasks.tasks.koblex.dataset import load_koblex
 from koblex_tasks.tasks.koblex.released import ReleasedPrediction, load_released, question_key
 
@@ -203,18 +202,8 @@ def align(predictions: list[ReleasedPrediction], records: list[dict[str, Any]], 
     return _Aligner(predictions, records, file).run()
 
 
-def _signature(path: str | None) -> tuple[str | None, int, int]:
-    """A file's identity for the cache: a changed file is aligned again."""
-    if path is None or not os.path.isfile(path):
-        return path, 0, 0
-    stat = os.stat(path)
-    return str(Path(path).resolve()), stat.st_size, stat.st_mtime_ns
-
-
 @functools.lru_cache(maxsize=16)
-def _aligned(
-    file: tuple[str | None, int, int], data: tuple[str | None, int, int], file_arg: str
-) -> Alignment:
+def _aligned(file: FileSignature, data: FileSignature, file_arg: str) -> Alignment:
     return align(load_released(file_arg), load_koblex(data[0]).records, file_arg)
 
 
@@ -224,4 +213,4 @@ def align_released_file(file: str, data: str | None = None) -> Alignment:
     Computed once per process for an unchanged pair of files: the pre-eval check of `koblex replay` and the
     replay solver share it.
     """
-    return _aligned(_signature(file), _signature(data), str(file))
+    return _aligned(file_signature(file), file_signature(data), str(file))

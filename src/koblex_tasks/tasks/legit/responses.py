@@ -4,6 +4,7 @@ from pathlib import Path
 from typing import Any
 
 from koblex_tasks.errors import DataError
+from koblex_tasks.jsonl import read_once
 from koblex_tasks.tasks.legit.rows import read_by_doc
 
 RELEASE_PREFIX = "reasoning_tasks_"
@@ -19,8 +20,11 @@ def response_fields(obj: dict[str, Any], where: str, line: int) -> tuple[str, st
     return doc_id, response
 
 
+@read_once
 def load_responses(path: str | Path) -> dict[str, str]:
-    """doc_id -> response, strictly: each line needs string `doc_id` and `response`, doc_ids are unique."""
+    """doc_id -> response, strictly: each line needs string `doc_id` and `response`, doc_ids are unique.
+
+    Read once per process for an unchanged file (the task's check and the replay solver share it)."""
 
     rows = read_by_doc(path, response_fields, "responses")
     return {doc_id: response for doc_id, (_, response) in rows.items()}

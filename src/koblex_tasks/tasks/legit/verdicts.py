@@ -18,6 +18,7 @@ from typing import Any
 
 from koblex_tasks.corpus.cache import file_sha256
 from koblex_tasks.errors import DataError
+from koblex_tasks.jsonl import read_once
 from koblex_tasks.tasks.legit.responses import RELEASE_PREFIX, response_fields
 from koblex_tasks.tasks.legit.rows import read_by_doc
 
@@ -99,8 +100,12 @@ def _row(obj: dict[str, Any], where: str, line: int) -> tuple[str, VerdictRow]:
     return doc_id, VerdictRow(doc_id, response, evaluator, result, float(score), line)
 
 
+@read_once
 def load_verdicts(path: str | Path) -> VerdictFile:
-    """Read a released evaluator file strictly: one judge, unique doc_ids, well-formed rows."""
+    """Read a released evaluator file strictly: one judge, unique doc_ids, well-formed rows.
+
+    Read (and hashed) once per process for an unchanged file: `koblex replay --verdicts`, the task and the
+    verdict solver share it."""
     parsed = read_by_doc(path, _row, "verdict rows")
     rows = {doc_id: row for doc_id, (_, row) in parsed.items()}
     evaluators: dict[str, int] = {}
