@@ -7,7 +7,7 @@ Run by hand:
 The model is Inspect's `mockllm/model` with a scripted callable: the parametric-provision prompt is answered
 with the provisions the released GPT-4o ParSeR run selected for that question (so each sample has 1-5
 realistic guesses, 2.2 on average, each a BM25 query), every other prompt with
-`koblex_tasks.testing.mock_provider.scripted_output`; every reply carries usage. Two variants: `instant`
+`koblex_tasks.providers.koblexmock.scripted_output`; every reply carries usage. Two variants: `instant`
 (returns at once) and `sleep` (an async callable that first `await anyio.sleep(delay)`, like a server); and
 `replayed`: instant, with each retrieval answered from the hits an earlier run computed (no retrieval CPU).
 
@@ -57,7 +57,8 @@ def _released_guesses(data: Path) -> dict[str, list[str]]:
 
 def make_outputs(data: Path, delay: float | None):
     from inspect_ai.model import ModelOutput
-    from koblex_tasks.testing.mock_provider import scripted_output, usage_for
+
+    from koblex_tasks.providers.koblexmock import scripted_output, usage_for
 
     guesses = _released_guesses(data)
 
@@ -156,7 +157,7 @@ async def run_once(args, variant: str, connections: int, log_dir: str) -> dict:
 
     from koblex_tasks.corpus.retriever import clear_retrievers
     from koblex_tasks.solvers import parser
-    from koblex_tasks.tasks import koblex
+    from koblex_tasks.tasks.koblex.task import koblex
 
     clear_retrievers()
     probe = Probe()
