@@ -1,11 +1,12 @@
 """The cross-encoder reranker's real loading code, on a tiny random-weight model built here (no downloads)."""
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from koblex_tasks.corpus.rerank import CrossEncoderReranker, NoReranker, get_reranker
-from koblex_tasks.corpus.retriever import RetrieverSettings, build_retriever
+from koblex_tasks.corpus.retriever import RetrieverSettings, build_retriever, clear_retrievers, get_retriever
 from tests.conftest import TINY_STATUTES, statute_key
 
 
@@ -78,3 +79,23 @@ def test_missing_dependencies_message(monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(RuntimeError, match=r"koblex-tasks\[rerank\]"):
         CrossEncoderReranker("some/model").scores("q", ["p"])
     assert NoReranker().scores("q", ["a", "b"]) == [0.0, -1.0]
+
+
+def test_settings_differing_only_in_reranker_share_corpus_and_index(
+    tiny_cross_encoder: Path, tiny_corpus: Path
+) -> None:
+    """The task builds with the paper's reranker, most baselines search the same pool with none: one load."""
+    clear_retrievers()
+    try:
+        plain = RetrieverSettings(corpus=str(tiny_corpus), tokenizer="official", reranker="none")
+        first = get_retriever(plain)
+        reranked = get_retriever(replace(plain, reranker=str(tiny_cross_encoder)))
+        assert reranked is not first and reranked.settings.reranker == str(tiny_cross_encoder)
+        assert reranked.corpus is first.corpus and reranked.index is first.index
+        assert reranked.reranker.name != first.reranker.name == "none"
+        other_tokens = get_retriever(replace(plain, tokenizer="kiwi"))  # another index: built on its own
+        assert other_tokens.index is not first.index
+        query = "강도가 사람을 상해하거나 재량권의 한계를 넘거나 운송물을"
+        assert reranked.search(query, 5) == first.search(query, 5)
+    finally:
+        clear_retrievers()

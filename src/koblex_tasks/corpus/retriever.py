@@ -237,7 +237,13 @@ _registry: dict[RetrieverSettings, Retriever] = {}
 _registry_lock = threading.Lock()
 
 
-def build_retriever(settings: RetrieverSettings, cache_dir: Path | None = None) -> Retriever:
+def build_retriever(
+    settings: RetrieverSettings, cache_dir: Path | None = None, like: Retriever | None = None
+) -> Retriever:
+    """A retriever for `settings`; given `like`, one that differs only in its reranker, its corpus and
+    indexes are shared instead of loaded and opened again."""
+    if like is not None and replace(like.settings, reranker=settings.reranker) == settings:
+        return Retriever(like.corpus, like.index, get_reranker(settings.reranker), settings, dense=like.dense)
     corpus = load_statutes(settings.corpus, settings.lang, settings.corpus_revision, cache_dir=cache_dir)
     index = None
     if settings.uses_bm25:
@@ -251,11 +257,18 @@ def build_retriever(settings: RetrieverSettings, cache_dir: Path | None = None) 
 
 
 def get_retriever(settings: RetrieverSettings) -> Retriever:
-    """The process-wide retriever for these settings, built on first use."""
+    """The process-wide retriever for these settings, built on first use.
+
+    Settings that differ only in the reranker share one corpus and index: a task builds its retriever with
+    the paper's reranker, while most baselines search the same pool with none.
+    """
     with _registry_lock:
         retriever = _registry.get(settings)
         if retriever is None:
-            retriever = build_retriever(settings)
+            like = next(
+                (r for s, r in _registry.items() if replace(s, reranker=settings.reranker) == settings), None
+            )
+            retriever = build_retriever(settings, like=like)
             _registry[settings] = retriever
         return retriever
 
