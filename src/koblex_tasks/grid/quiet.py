@@ -3,6 +3,7 @@ shown once per command."""
 
 from __future__ import annotations
 
+import importlib
 import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -30,7 +31,9 @@ class OncePerMessage(logging.Filter):
 def said_once() -> Iterator[None]:
     """While the block runs, each distinct message of the package's loggers is shown once (every run's task
     warns the same while being built, e.g. "no judge bound"). A logger's filter sees only its own records, so
-    the filter goes on each of the package's loggers."""
+    the filter goes on each of the package's loggers: the registry is imported first, so the loggers of the
+    task modules (created when Inspect first imports them, which may be inside the block) exist by then."""
+    importlib.import_module(f"{PACKAGE}._registry")
     loggers = [
         logger
         for name, logger in logging.Logger.manager.loggerDict.items()
