@@ -31,7 +31,7 @@ from koblex_tasks.leaderboard.archive import ENV_MAX_MEMBER, ENV_MAX_TOTAL
 from koblex_tasks.leaderboard.rederivation import NO_RECORD, load_hook
 from koblex_tasks.leaderboard.safe_write import SymlinkRefused, write_atomic
 from koblex_tasks.leaderboard.store import Store
-from koblex_tasks.leaderboard.text import BIDI_CONTROLS, display_text, needs_escape, printable
+from koblex_tasks.leaderboard.text import BIDI_CONTROLS, needs_escape, printable
 from koblex_tasks.spec import id_digests, ids_sha256
 from koblex_tasks.tasks import benchmark_specs
 from koblex_tasks.tasks.koblex.spec import KOBLEX
@@ -428,10 +428,10 @@ def test_control_characters_never_reach_the_terminal(
     assert no_raw_controls(raw) and json.loads(raw)["comparisons"][0]["a"].startswith("evil\\x00")
 
 
-def test_display_text_neutralises_bidi() -> None:
-    assert display_text("\u202egnp.exe") == "\\u202egnp.exe"
+def test_page_text_neutralises_bidi() -> None:
+    assert printable("\u202egnp.exe") == "\\u202egnp.exe"
     assert all(needs_escape(ch) for ch in BIDI_CONTROLS)
-    assert display_text("مرحبا · 모델") == "مرحبا · 모델"  # right-to-left letters are not controls
+    assert printable("مرحبا · 모델") == "مرحبا · 모델"  # right-to-left letters are not controls
     assert printable("a\nb\x9b", keep_newlines=True) == "a\nb\\x9b"
 
 

@@ -76,11 +76,9 @@ class Progress:
     total: int
     done: int = 0
     started: float = field(default_factory=time.monotonic)
-    finished: list[str] = field(default_factory=list)  # log locations, in finishing order
 
     def __call__(self, log: EvalLog) -> None:
         self.done += 1
-        self.finished.append(log.location)
         elapsed = time.monotonic() - self.started
         display_print(f"[{self.done}/{self.total}, {elapsed:.0f}s] {summary_line(log, self.spec)}")
 

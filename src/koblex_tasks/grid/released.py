@@ -15,7 +15,7 @@ import os
 import tempfile
 import urllib.error
 import urllib.request
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from koblex_tasks.corpus.cache import cache_root, file_sha256
@@ -77,7 +77,6 @@ class ReleasedFiles:
     local: Path | None = None
     download: bool = True
     offline: str | None = None  # why downloading failed (then no further attempt)
-    fetched: list[str] = field(default_factory=list)  # files downloaded by this report
 
     def find(self, method: MethodSpec, family: ModelFamily) -> Path | None:
         """The released file, or None when the paper released none under any spelling.
@@ -119,6 +118,5 @@ class ReleasedFiles:
                 raise ReleasedUnavailable(self.offline) from exc
             if found:
                 verify_first_use(path)
-                self.fetched.append(name)
                 return path
         return None

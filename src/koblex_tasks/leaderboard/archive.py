@@ -33,7 +33,6 @@ IN_CHUNK = 64 * 1024
 OUT_CHUNK = MIB
 ZSTD_MAX_WINDOW = 1 << 27  # zstd's own default limit for streaming frames (128 MiB)
 _LOCAL_HEADER = struct.Struct("<4s22xHH")  # signature, (version..sizes), name length, extra length
-_METHODS = {zipfile.ZIP_STORED: "stored", zipfile.ZIP_DEFLATED: "deflate", 93: "zstd"}
 
 
 class ArchiveRefused(ValueError):
@@ -168,7 +167,7 @@ def _check_directory(infos: list[zipfile.ZipInfo], limits: ReadLimits) -> None:
             "last copy. Rewrite the log without superseded copies: write_eval_log(read_eval_log(path), new_path)"
         )
     for info in infos:
-        if info.compress_type not in _METHODS:
+        if info.compress_type not in _INFLATERS:
             raise ArchiveRefused(f"member {info.filename!r} uses zip compression method {info.compress_type}")
         if info.file_size > limits.member_bytes:
             raise ArchiveRefused(

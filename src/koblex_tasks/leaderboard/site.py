@@ -169,7 +169,7 @@ def _pretty(value: Any) -> str:
 
 def _shown(value: Any) -> Any:
     """Every `{{ x }}`: None renders nothing (not "None"); a plain string from a log has its control and bidi
-    characters shown as escapes (`display_text`), so a name cannot reorder the page's text around it.
+    characters shown as escapes (`printable`), so a name cannot reorder the page's text around it.
     Markup the templates build themselves passes unchanged."""
     if value is None:
         return ""

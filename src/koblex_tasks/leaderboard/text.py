@@ -48,15 +48,6 @@ def printable(text: object, keep_newlines: bool = False) -> str:
     return "".join(ch if (keep_newlines and ch == "\n") or not needs_escape(ch) else _escape(ch) for ch in s)
 
 
-def display_text(text: object) -> str:
-    """A log's string as the page shows it: controls and bidi controls escaped (HTML escaping is the template's).
-
-    The page renders it inside its own elements, so a name cannot reorder the text around it; a name in a
-    right-to-left script still reads right to left (only explicit controls are neutralised).
-    """
-    return printable(text)
-
-
 def name_problem(name: str) -> str | None:
     """Why `name` (given with ``--name``) cannot be a run's name, or None."""
     if not name.strip():

@@ -9,7 +9,7 @@ solvers default to reranker "none"); ParSeR reranks with the task's reranker.
 
 from typing import Any
 
-from inspect_ai.model import ChatMessageAssistant, ChatMessageUser, GenerateConfig, ModelOutput, get_model
+from inspect_ai.model import ChatMessageAssistant, ModelOutput
 from inspect_ai.solver import TaskState
 
 from koblex_tasks.corpus.retriever import Retriever, RetrieverSettings, aget_retriever
@@ -32,13 +32,6 @@ def recorded_prompt(state: TaskState, family: str, name: str, version: str = "v1
     refs[name] = prompt.ref
     state.metadata["prompts"] = refs
     return prompt
-
-
-async def ask(prompt_text: str, config: GenerateConfig | None = None) -> ModelOutput:
-    """One intermediate call to the model under evaluation (not the final answer)."""
-    return await get_model().generate(
-        [ChatMessageUser(content=prompt_text)], config=config or GenerateConfig()
-    )
 
 
 def replayed_output(state: TaskState, model_name: str, text: str) -> TaskState:
