@@ -349,3 +349,23 @@ def test_logprob_methods_fail_clearly_without_logprobs(
     assert log.status == "error"
     assert "needs token log-probabilities" in log.error.message
     assert "vllm" in log.error.message
+
+
+@pytest.mark.parametrize(
+    ("build", "counts"),
+    [
+        (ircot, ("k", "max_steps")),
+        (flare, ("k", "max_steps")),
+        (self_ask, ("k", "max_steps")),
+        (probtree, ("k", "max_tree_nodes")),
+        (beamaggr, ("k", "beam_size", "max_tree_nodes")),
+    ],
+    ids=lambda value: getattr(value, "__name__", None) or "-".join(value),
+)
+def test_count_arguments_are_refused_when_the_solver_is_built(
+    build: Callable, counts: tuple[str, ...]
+) -> None:
+    """Before any sample runs (a k of 0 used to pass the build and fail in every sample)."""
+    for name in counts:
+        with pytest.raises(ValueError, match="must be positive"):
+            build(**{name: 0})

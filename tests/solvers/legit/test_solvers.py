@@ -1,5 +1,6 @@
 """The prediction prompts the evaluated model receives: the paper's, and the statute-RAG variant."""
 
+import pytest
 from inspect_ai import Task
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog
@@ -62,3 +63,8 @@ def test_rag_puts_retrieved_provisions_above_the_question(
     assert retrieval["k"] == 2 and len(retrieval["hits"]) == 2
     assert retrieval["settings"]["corpus"] == str(tiny_corpus)
     assert set(log.samples[0].metadata["prompts"]) == {"system", "rag"}
+
+
+def test_rag_refuses_a_non_positive_k_when_built() -> None:
+    with pytest.raises(ValueError, match="k must be positive"):
+        legit_rag(k=0)

@@ -85,7 +85,7 @@ def beamaggr(
         official_first_answer: answer with the best candidate's first sub-answer only, as released.
         tokenizer, reranker, prompt_version: as for every multi-hop solver (see `_multihop`).
     """
-    require_positive(beam_size=beam_size, max_tree_nodes=max_tree_nodes)
+    require_positive(k=k, beam_size=beam_size, max_tree_nodes=max_tree_nodes)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         run = await MultihopRun.start(state, BEAMAGGR, k, tokenizer, reranker, prompt_version)

@@ -68,7 +68,7 @@ def flare(
             EXAONE -1.5).
         tokenizer, reranker, prompt_version: as for every multi-hop solver (see `_multihop`).
     """
-    require_positive(max_steps=max_steps)
+    require_positive(k=k, max_steps=max_steps)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         run = await MultihopRun.start(state, FLARE, k, tokenizer, reranker, prompt_version)

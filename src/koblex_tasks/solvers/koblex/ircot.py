@@ -52,7 +52,7 @@ def ircot(
         max_steps: reasoning sentences before the final answer is forced (official: 5).
         tokenizer, reranker, prompt_version: as for every multi-hop solver (see `_multihop`).
     """
-    require_positive(max_steps=max_steps)
+    require_positive(k=k, max_steps=max_steps)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         run = await MultihopRun.start(state, IRCOT, k, tokenizer, reranker, prompt_version)

@@ -65,7 +65,7 @@ def probtree(
         max_tree_nodes: cap on decomposition tree nodes (the official code had none).
         tokenizer, reranker, prompt_version: as for every multi-hop solver (see `_multihop`).
     """
-    require_positive(max_tree_nodes=max_tree_nodes)
+    require_positive(k=k, max_tree_nodes=max_tree_nodes)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         run = await MultihopRun.start(state, PROBTREE, k, tokenizer, reranker, prompt_version)

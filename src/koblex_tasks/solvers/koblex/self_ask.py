@@ -76,7 +76,7 @@ def self_ask(
         official_stops: reproduce the released script's stop sequences and trigger (retrieves at most once).
         tokenizer, reranker, prompt_version: as for every multi-hop solver (see `_multihop`).
     """
-    require_positive(max_steps=max_steps)
+    require_positive(k=k, max_steps=max_steps)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         run = await MultihopRun.start(state, SELF_ASK, k, tokenizer, reranker, prompt_version)

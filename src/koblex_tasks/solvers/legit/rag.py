@@ -8,7 +8,7 @@ from typing import Any
 
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
-from koblex_tasks.solvers.common import sample_retriever
+from koblex_tasks.solvers.common import require_positive, sample_retriever
 from koblex_tasks.solvers.legit._common import expert_conversation, question
 
 
@@ -34,8 +34,7 @@ def legit_rag(
         rerank_from: BM25 candidates to rerank (default 4*k) when a reranker is set.
         prompt_version: version of the LEGIT prompt files.
     """
-    if k < 1:
-        raise ValueError("k must be >= 1")
+    require_positive(k=k)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         retriever = await sample_retriever(state, corpus=corpus, tokenizer=tokenizer, reranker=reranker)
