@@ -24,7 +24,7 @@ from inspect_ai.solver import TaskState
 from koblex_tasks.prompts import Prompt, load_prompt
 from koblex_tasks.scorers.koblex.answer import extract_answer
 from koblex_tasks.scorers.koblex.lf_eval_parse import VARIANTS, Variant
-from koblex_tasks.scorers.koblex.text import official_prediction, strip_reasoning
+from koblex_tasks.scorers.koblex.text import scored_answer
 
 PROMPT_NAME = "koblex/lf_eval"
 PROMPT_VERSIONS: dict[Variant, str] = {"deepeval": "v2", "bare": "v1"}
@@ -39,15 +39,11 @@ def judge_prompt(variant: Variant, language: Language) -> Prompt:
     return load_prompt(PROMPT_NAME, f"{PROMPT_VERSIONS[variant]}.{language}")
 
 
-def judged_answer(completion: str, official: bool) -> str:
-    return official_prediction(completion) if official else strip_reasoning(completion)
-
-
 def render_prompt(variant: Variant, prompt: Prompt, state: TaskState, target: Target, official: bool) -> str:
     """The judge's user message. The caller checks `gold_provisions` is present."""
     meta = state.metadata or {}
     provisions = [str(p) for p in meta.get("gold_provisions") or []]
-    answer = judged_answer(extract_answer(state), official)
+    answer = scored_answer(extract_answer(state), official)
     has_parts = "background" in meta and "question" in meta
     if variant == "bare":
         question = f"{meta['background']}\n{meta['question']}" if has_parts else state.input_text

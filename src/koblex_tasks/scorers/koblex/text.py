@@ -38,3 +38,9 @@ def strip_reasoning(answer: str) -> str:
 def official_prediction(answer: str) -> str:
     """What the official script scores: the answer split on its (never matching) separator, cut to 800 chars."""
     return answer.split(OFFICIAL_THINK_SEPARATOR)[0][:OFFICIAL_MAX_CHARS] if answer else ""
+
+
+def scored_answer(answer: str, official: bool) -> str:
+    """The answer as token F1 and LF-Eval see it: the official script's cut, or the answer without its
+    leading reasoning block."""
+    return official_prediction(answer) if official else strip_reasoning(answer)

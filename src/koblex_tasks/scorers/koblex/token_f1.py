@@ -18,7 +18,7 @@ from inspect_ai.scorer import Score, Scorer, Target, mean, scorer
 from inspect_ai.solver import TaskState
 
 from koblex_tasks.scorers.koblex.answer import extract_answer, sample_answer
-from koblex_tasks.scorers.koblex.text import official_prediction, strip_reasoning
+from koblex_tasks.scorers.koblex.text import scored_answer
 from koblex_tasks.scorers.koblex.text import token_f1 as f1_parts
 from koblex_tasks.scorers.metrics import value_metrics
 from koblex_tasks.tasks.koblex.spec import KOBLEX, TOKEN_F1
@@ -42,7 +42,7 @@ class TokenF1:
 
 def token_f1_of(answer: str, reference: str, official: bool) -> TokenF1:
     """Token F1 of an extracted answer against the reference (the scorer's and `rederive`'s one function)."""
-    prediction = official_prediction(answer) if official else strip_reasoning(answer)
+    prediction = scored_answer(answer, official)
     precision, recall, f1 = f1_parts(prediction, reference)
     return TokenF1(prediction, precision, recall, round(f1, 4) if official else f1)
 

@@ -114,7 +114,8 @@ def _total(per_node: Sequence[tuple[str, Parts]], issue_ids: Sequence[str], n: i
     return RubricResult(legit_score, totals[0], totals[1], totals[2], scores, n)
 
 
-def _unscored(issue_scores: dict[str, float | None], n: int) -> RubricResult:
+def unscored(issue_scores: dict[str, float | None], n: int) -> RubricResult:
+    """No score (NaN everywhere), the issue ids kept: an undetermined or unusable verdict set."""
     nan = float("nan")
     return RubricResult(nan, nan, nan, nan, issue_scores, n)
 
@@ -139,7 +140,7 @@ def _tree_score(issue_ids: Sequence[str], labels: Mapping[str, Verdict | None], 
             blocked = False
         per_node.append((issue_id, _issue_parts(issue_id, verdict, n, rule, blocked)))
     result = _total(per_node, issue_ids, n)
-    return _unscored(result.issue_scores, n) if undetermined else result
+    return unscored(result.issue_scores, n) if undetermined else result
 
 
 def _script_score(issue_ids: Sequence[str], labels: Mapping[str, Verdict | None], rule: str) -> RubricResult:
@@ -154,7 +155,7 @@ def _script_score(issue_ids: Sequence[str], labels: Mapping[str, Verdict | None]
         )
         if issue_id != ROOT_ID and n < 1 and verdict.contains_issue:
             # the script divides by zero here and writes no row; there is nothing to reproduce
-            return _unscored(dict.fromkeys(issue_ids), n)
+            return unscored(dict.fromkeys(issue_ids), n)
         per_node.append((issue_id, _issue_parts(issue_id, verdict, n, rule, blocked)))
     return _total(per_node, issue_ids, n)
 

@@ -28,7 +28,14 @@ from inspect_ai.solver import TaskState
 from koblex_tasks.judge_role import GRADER_ROLE
 from koblex_tasks.prompts import load_prompt
 from koblex_tasks.scorers.judge import JudgeConfig, total_usage
-from koblex_tasks.scorers.legit.arithmetic import RULES, RubricResult, Verdict, check_rule, rubric_score
+from koblex_tasks.scorers.legit.arithmetic import (
+    RULES,
+    RubricResult,
+    Verdict,
+    check_rule,
+    rubric_score,
+    unscored,
+)
 from koblex_tasks.scorers.legit.judging import (
     JUDGE_PROMPT,
     IssueJudgement,
@@ -178,7 +185,11 @@ def legit_rubric(
     def replayed(state: TaskState, issues: list[Issue], released: dict[str, Any]) -> Score:
         ids = [i.id for i in issues]
         row = read_row(ids, released["evaluation_result"])
-        result = _unscored_result(ids) if row.extra else rubric_score(ids, row.labels, rule, official_script)
+        result = (
+            unscored(dict.fromkeys(ids), len(ids) - 1)
+            if row.extra
+            else rubric_score(ids, row.labels, rule, official_script)
+        )
         meta = metadata(
             state,
             f"replay/{released['evaluator_model']}",
@@ -220,11 +231,6 @@ def legit_rubric(
     return score
 
 
-def _unscored_result(issue_ids: list[str]) -> RubricResult:
-    nan = float("nan")
-    return RubricResult(nan, nan, nan, nan, dict.fromkeys(issue_ids), len(issue_ids) - 1)
-
-
 # ----------------------------------------------------------------------------------------------------------
 # Re-deriving a logged score
 
@@ -256,8 +262,8 @@ def rescore(sample: EvalSample, score: Score, rule: str, official_script: bool) 
     tree = [str(node["id"]) for node in tree_meta]
     labels = {str(i): _label(record) for i, record in issues.items()}
     replay = meta.get(REPLAYED_KEY)
-    if isinstance(replay, Mapping) and replay.get("extra"):
-        result = _unscored_result(tree)  # a released row with ids outside the tree is never scored
+    if isinstance(replay, Mapping) and replay.get("extra"):  # a released row with ids outside the tree
+        result = unscored(dict.fromkeys(tree), len(tree) - 1)  # is never scored
     else:
         result = rubric_score(tree, labels, rule, official_script)
     failures = sum(1 for i in tree if labels.get(i) is None)
