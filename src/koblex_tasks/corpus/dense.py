@@ -245,7 +245,9 @@ class DenseIndex:
             "dense",
             key,
             load=load,
-            build=lambda: encoder.encode([p.text for p in corpus.provisions]),
+            build=lambda: encoder.encode(
+                corpus.texts()
+            ),  # not corpus.provisions: it would keep every Provision
             save=save,
             extra=manifest,
             cache_dir=cache_dir,

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from koblex_tasks.corpus.cache import SkipCache, cache_key, file_sha256, open_cached, read_manifest
-from koblex_tasks.corpus.provision import ARTICLE, ARTICLE_SEPARATOR, LEVELS, PARAGRAPH, Level, Provision
+from koblex_tasks.corpus.provision import ARTICLE, LEVELS, PARAGRAPH, Level, Provision, provision_text
 from koblex_tasks.corpus.rows import LANG_SUFFIX, data_error, read_row, text_language
 from koblex_tasks.corpus.table import ProvisionTable, TableBuilder, table_of
 
@@ -200,12 +200,8 @@ def parse_rows(
                     source, number, f"duplicate {what} {row_id!r} (first seen at line {seen_ids[row_id]})"
                 )
             seen_ids[row_id] = number
-        if level == PARAGRAPH:
-            text = (hierarchy + content).encode()
-            digest.update(text + b"\x00")  # the fingerprint covers every row, as it always has
-        else:
-            text = (hierarchy + ARTICLE_SEPARATOR + content).encode()
-            digest.update(_fingerprint_entry(row_id, text, level))
+        text = provision_text(hierarchy, content, level).encode()
+        digest.update(_fingerprint_entry(row_id, text, level))  # the fingerprint covers every row
         same = by_text.setdefault(hash(text), [])
         first = next((i for i in same if builder.text_bytes(i) == text), None)
         if first is not None:

@@ -14,7 +14,7 @@ from typing import Protocol, runtime_checkable
 
 import orjson
 
-from koblex_tasks.corpus.cache import cache_key, cache_root, verify_entry, write_entry
+from koblex_tasks.corpus.cache import cache_key, entry_path, verify_entry, write_entry
 from koblex_tasks.corpus.tokenizers import WordTerms
 
 logger = logging.getLogger(__name__)
@@ -37,7 +37,7 @@ class LearnsWords(Protocol):
 
 def _entry(tokenizer: LearnsWords, cache_dir: Path | None) -> tuple[Path, str]:
     key = cache_key({"words": tokenizer.config(), "format": WORDCACHE_FORMAT})
-    return (cache_dir or cache_root()) / f"{tokenizer.name}-words" / key, key
+    return entry_path(f"{tokenizer.name}-words", key, cache_dir), key
 
 
 def load_words(tokenizer: LearnsWords, cache_dir: Path | None) -> dict[str, tuple[str, ...]]:
