@@ -220,6 +220,11 @@ class BenchmarkSpec:
     def required_scorers(self) -> tuple[str, ...]:
         return tuple(s.name for s in self.scorers if s.required)
 
+    @property
+    def needs_judge(self) -> bool:
+        """A required scorer is a judge: the benchmark cannot be scored without one bound."""
+        return any(s.judge and s.required for s in self.scorers)
+
 
 # --- the paper's method grid (`koblex grid`): methods, model families, where the paper's runs were released
 

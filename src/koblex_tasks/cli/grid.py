@@ -198,13 +198,9 @@ def _set(opts: dict[str, Any], *names: str) -> dict[str, Any]:
     return {name: opts[name] for name in names if opts[name] is not None}
 
 
-def _needs_judge(spec: BenchmarkSpec) -> bool:
-    return any(s.judge and s.required for s in spec.scorers)
-
-
 def _check_judge(spec: BenchmarkSpec, roles: dict[str, Any]) -> None:
     """A benchmark that cannot be scored without a judge refuses before any task is built."""
-    if spec.judge_role not in roles and _needs_judge(spec):
+    if spec.judge_role not in roles and spec.needs_judge:
         raise click.UsageError(
             f"{spec.title} can only be scored by a judge: pass --model-role {spec.judge_role}=<model>"
         )

@@ -104,10 +104,6 @@ def _has_verdicts(file: str) -> bool:
     return "evaluation_result" in first
 
 
-def _needs_judge(spec: BenchmarkSpec) -> bool:
-    return any(s.judge and s.required for s in spec.scorers)
-
-
 REPLAY_HUB_HINT = "pass a local questions JSONL instead (--data PATH)"
 
 
@@ -176,7 +172,7 @@ def replay(
     runner = RUNNERS.get(name)
     if spec is None or runner is None:
         raise click.UsageError(f"no replay runner for benchmark {name!r} (have {sorted(RUNNERS)})")
-    if args.grader is None and _needs_judge(spec):
+    if args.grader is None and spec.needs_judge:
         hint = ", or --verdicts to grade it with its own released verdicts" if _has_verdicts(file) else ""
         raise click.UsageError(
             f"{spec.title} answers can only be scored by a judge: pass --grader <model>{hint}"

@@ -76,15 +76,11 @@ def paired_test(
 
 def holm(tests: Sequence[MetricTest], alpha: float) -> list[MetricTest]:
     """Holm's adjustment over every test with a p-value (replacing each pair's own, a family of one)."""
-    tested = [k for k, t in enumerate(tests) if t.comparison.p_value is not None]
-    out = list(tests)
-    if tested:
-        adjustment = stats.holm_bonferroni([tests[k].comparison.p_value or 0.0 for k in tested], alpha)
-        for k, p, reject in zip(tested, adjustment.adjusted, adjustment.reject, strict=True):
-            out[k] = replace(
-                tests[k], comparison=replace(tests[k].comparison, p_adjusted=p, significant=reject)
-            )
-    return out
+    decisions = stats.holm_where_defined([t.comparison.p_value for t in tests], alpha)
+    return [
+        t if d is None else replace(t, comparison=replace(t.comparison, p_adjusted=d[0], significant=d[1]))
+        for t, d in zip(tests, decisions, strict=True)
+    ]
 
 
 def verdict(tests: Sequence[MetricTest]) -> str:

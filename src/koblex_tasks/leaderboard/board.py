@@ -571,12 +571,9 @@ def compare_runs(
             vb = np.array([np.nan if sb[metric].get(i) is None else sb[metric][i] for i in ids])
             value = spec.value(metric)
             found.append(PairResult(a, b, value, *_paired(value, va, vb, settings), None, False))
-    holm = st.holm_bonferroni([p for c in found if (p := c.test.p_value) is not None], settings.alpha)
-    decisions = zip(holm.adjusted, holm.reject, strict=True)
-    family = []
-    for c in found:
-        if c.test.p_value is not None:
-            p_adjusted, reject = next(decisions)
-            c = dataclasses.replace(c, p_adjusted=p_adjusted, significant=reject)
-        family.append(c)
-    return ComparisonFamily(settings, tuple(family))
+    decisions = st.holm_where_defined([c.test.p_value for c in found], settings.alpha)
+    family = tuple(
+        c if d is None else dataclasses.replace(c, p_adjusted=d[0], significant=d[1])
+        for c, d in zip(found, decisions, strict=True)
+    )
+    return ComparisonFamily(settings, family)

@@ -12,7 +12,7 @@ from typing import Any
 
 from koblex_tasks.leaderboard.coverage import Coverage
 from koblex_tasks.leaderboard.identity import RunIdentity
-from koblex_tasks.spec import BenchmarkSpec
+from koblex_tasks.spec import BenchmarkSpec, ids_sha256
 
 UNVERIFIED = "unverified dataset"
 
@@ -122,7 +122,7 @@ def place(run: RunIdentity, coverage: Coverage, task_args: dict[str, Any], repla
     if unverified_dataset(spec, run.fingerprint):
         label += f" · {UNVERIFIED}"
     if coverage.subset:
-        ids_hash = hashlib.sha256("\n".join(coverage.sample_ids).encode("utf-8")).hexdigest()[:12]
+        ids_hash = ids_sha256(coverage.sample_ids)[:12]
         key_parts.append(f"subset={ids_hash}")
         of = max(run.dataset_size or 0, run.spec.official_size or 0)  # a forged, lowered size is not the base
         label += f" · SUBSET {len(coverage.sample_ids)}/{of} ({', '.join(coverage.subset_why)})"

@@ -34,7 +34,12 @@ from koblex_tasks.stats.intervals import (
     stratified_bootstrap_ci,
 )
 from koblex_tasks.stats.letters import CompactLetterDisplay, LetterEntry, compact_letters
-from koblex_tasks.stats.multiplicity import HolmAdjustment, family_permutations, holm_bonferroni
+from koblex_tasks.stats.multiplicity import (
+    HolmAdjustment,
+    family_permutations,
+    holm_bonferroni,
+    holm_where_defined,
+)
 from koblex_tasks.stats.paired import (
     EXACT_MAX_NONZERO,
     MCNEMAR_EXACT_BELOW,
@@ -71,6 +76,7 @@ __all__ = [
     "count_chunks",
     "family_permutations",
     "holm_bonferroni",
+    "holm_where_defined",
     "indistinguishable_from_best",
     "mcnemar",
     "mean_interval",

@@ -29,7 +29,7 @@ from koblex_tasks.stats.inputs import (
 )
 from koblex_tasks.stats.intervals import Interval, intervals_from_resamples, system_resamples
 from koblex_tasks.stats.letters import CompactLetterDisplay, compact_letters
-from koblex_tasks.stats.multiplicity import family_permutations, holm_bonferroni
+from koblex_tasks.stats.multiplicity import family_permutations, holm_where_defined
 from koblex_tasks.stats.paired import (
     PairBatch,
     bootstrap_pairs,
@@ -197,12 +197,11 @@ def _compare_pairs(
 
 def _holm(comparisons: list[PairComparison], alpha: float) -> tuple[PairComparison, ...]:
     """Holm over the comparisons that have a p-value; undefined ones stay unadjusted and not significant."""
-    tested = [k for k, c in enumerate(comparisons) if c.p_value is not None]
-    holm = holm_bonferroni([p for k in tested if (p := comparisons[k].p_value) is not None], alpha)
-    out = list(comparisons)
-    for k, adj, rej in zip(tested, holm.adjusted, holm.reject, strict=True):
-        out[k] = dataclasses.replace(out[k], p_adjusted=adj, significant=rej)
-    return tuple(out)
+    decisions = holm_where_defined([c.p_value for c in comparisons], alpha)
+    return tuple(
+        c if d is None else dataclasses.replace(c, p_adjusted=d[0], significant=d[1])
+        for c, d in zip(comparisons, decisions, strict=True)
+    )
 
 
 def all_pairs(

@@ -36,6 +36,16 @@ def holm_bonferroni(pvalues: Sequence[float] | np.ndarray, alpha: float = 0.05) 
     )
 
 
+def holm_where_defined(
+    pvalues: Sequence[float | None], alpha: float = 0.05
+) -> list[tuple[float, bool] | None]:
+    """Holm over the p-values that exist: (adjusted p, reject) in input order, None where a comparison
+    could not be tested (it neither counts in the family nor is adjusted)."""
+    holm = holm_bonferroni([p for p in pvalues if p is not None], alpha)
+    decisions = iter(zip(holm.adjusted, holm.reject, strict=True))
+    return [None if p is None else next(decisions) for p in pvalues]
+
+
 def family_permutations(n_comparisons: int, alpha: float, minimum: int = 10_000) -> int:
     """Monte Carlo sign flips needed so the floor p = 1/(R+1) cannot by itself block Holm.
 
