@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 import yaml  # type: ignore[import-untyped]  # Inspect's dependency, without stubs here
@@ -28,10 +28,12 @@ from koblex_tasks.cli._base import (
     argument,
     reading,
 )
-from koblex_tasks.grid.compare import Settings
 from koblex_tasks.grid.plan import grid_for, plan_grid, select_methods, solver_overrides
 from koblex_tasks.spec import BenchmarkSpec, MethodGrid
 from koblex_tasks.tasks import benchmark_specs
+
+if TYPE_CHECKING:
+    from koblex_tasks.grid.logs import RunRecord
 
 __all__ = ["grid", "parse_pairs"]
 
@@ -209,13 +211,13 @@ def _check_judge(spec: BenchmarkSpec, roles: dict[str, Any]) -> None:
 def _report(
     spec: BenchmarkSpec,
     method_grid: MethodGrid | None,
-    paths: Sequence[str],
+    records: Sequence[RunRecord],
     log_dir: str,
     opts: dict[str, Any],
     models: Sequence[str] = (),
 ) -> int:
-    """Print the report of `paths`, write its files, submit if asked; returns 1 when a submission failed."""
-    from koblex_tasks.grid.logs import read_records
+    """Print the report of `records`, write its files, submit if asked; returns 1 when a submission failed."""
+    from koblex_tasks.grid.compare import Settings
     from koblex_tasks.grid.page import html_page
     from koblex_tasks.grid.released import ReleasedFiles
     from koblex_tasks.grid.render import console, markdown, print_report
@@ -229,7 +231,7 @@ def _report(
         files = ReleasedFiles(method_grid.released, local)
     settings = Settings(n_resamples=opts["resamples"], seed=opts["seed"], alpha=opts["alpha"])
     report = build_report(
-        spec, method_grid, read_records(paths), log_dir, files, settings, opts["judge_released"], models
+        spec, method_grid, list(records), log_dir, files, settings, opts["judge_released"], models
     )
     print_report(report, console())
     if files is not None and files.offline:
@@ -253,7 +255,7 @@ def _report(
 
 def _run(spec: BenchmarkSpec, method_grid: MethodGrid, opts: dict[str, Any]) -> int:
     from koblex_tasks.grid.build import build_tasks
-    from koblex_tasks.grid.logs import log_path
+    from koblex_tasks.grid.logs import log_path, read_records
     from koblex_tasks.grid.progress import summary_line
     from koblex_tasks.grid.run import run_grid
 
@@ -291,8 +293,8 @@ def _run(spec: BenchmarkSpec, method_grid: MethodGrid, opts: dict[str, Any]) -> 
     )
     for log in outcome.reused:
         click.echo(f"reused: {summary_line(log, spec)}")
-    paths = [log_path(log.location) for log in outcome.logs]
-    code = _report(spec, method_grid, paths, log_dir, opts, models)
+    records = read_records(log_path(log.location) for log in outcome.logs)
+    code = _report(spec, method_grid, records, log_dir, opts, models)
     if outcome.failed:
         click.echo(
             f"{len(outcome.failed)} of {len(outcome.logs)} runs did not finish: re-run the same command to "
@@ -358,7 +360,7 @@ def report(log_dir: str, **opts: Any) -> int:
         if own_runs(records, spec):
             reported += 1
             with said_once():
-                code = max(code, _report(spec, grid_for(spec), paths, log_dir, opts))
+                code = max(code, _report(spec, grid_for(spec), records, log_dir, opts))
     if not reported:
         raise CommandError(f"{log_dir}: no eval log of a benchmark task ({len(paths)} logs found)")
     return code

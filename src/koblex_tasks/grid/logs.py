@@ -19,6 +19,7 @@ from inspect_ai.log import EvalLog, EvalScore, list_eval_logs, read_eval_log
 from koblex_tasks import stats
 from koblex_tasks.grid.plan import grid_for
 from koblex_tasks.leaderboard.provenance import judge_model_of
+from koblex_tasks.leaderboard.reading import TRANSCRIPT_FIELDS
 from koblex_tasks.leaderboard.scores import score_values
 from koblex_tasks.scorers.metrics import metric_values
 from koblex_tasks.spec import BenchmarkSpec, MethodGrid
@@ -176,8 +177,9 @@ class SampleTable:
 
 
 def sample_table(path: str, spec: BenchmarkSpec) -> SampleTable:
-    """Read the log's samples (the leaderboard's score reader checks each value against the spec)."""
-    log = read_eval_log(path)
+    """Read the log's samples (the leaderboard's score reader checks each value against the spec); their
+    transcripts are not read."""
+    log = read_eval_log(path, exclude_fields=TRANSCRIPT_FIELDS)
     sums: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     strata: dict[str, str] = {}
     for sample in log.samples or []:
