@@ -1,9 +1,12 @@
 """The `koblex` command as a user meets it: versions, help, and one exit-code rule with one-line errors."""
 
 import json
+import subprocess
+import sys
 from importlib.metadata import version
 from pathlib import Path
 
+import click
 import pytest
 from click.testing import CliRunner
 
@@ -251,3 +254,24 @@ def test_replay_offline_names_its_own_data_flag(
     line = assert_one_error_line(err, "replay")
     assert code == 1 and not out and not (tmp_path / "logs").exists()
     assert "HF_HUB_OFFLINE is set" in line and line.endswith("(--data PATH)") and "-T data" not in line
+
+
+def test_lazy_commands_declare_their_own_short_help() -> None:
+    """`koblex --help` lists lazy commands by the help declared beside them: it must be the command's own."""
+    group = koblex
+    assert group.lazy, "the root group has lazy commands"
+    for name, (_target, declared) in group.lazy.items():
+        command = group.get_command(click.Context(group), name)
+        assert command is not None and command.get_short_help_str() == declared, name
+
+
+def test_root_help_imports_no_command_module() -> None:
+    """Listing the commands imports none of the lazy ones (each pulls in Inspect or the statistics stack)."""
+    script = (
+        "import sys; from koblex_tasks.cli import main; code = main(['--help']); "
+        "print(sorted(m for m in sys.modules if m.startswith('koblex_tasks.cli.') and m.rsplit('.', 1)[1] "
+        "in ('audit', 'leaderboard', 'grid')))"
+    )
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "judge-audit" in proc.stdout and proc.stdout.strip().endswith("[]"), proc.stdout

@@ -34,9 +34,18 @@ def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> 
     cls=KoblexGroup,
     # the audit and leaderboard pull in the statistics stack: imported only when their command runs
     lazy={
-        "judge-audit": "koblex_tasks.cli.audit:judge_audit",
-        "leaderboard": "koblex_tasks.cli.leaderboard:leaderboard",
-        "grid": "koblex_tasks.cli.grid:grid",
+        "judge-audit": (
+            "koblex_tasks.cli.audit:judge_audit",
+            "Agreement between issue labellers (human and LLM judge).",
+        ),
+        "leaderboard": (
+            "koblex_tasks.cli.leaderboard:leaderboard",
+            "Submit logs, build the site, compare runs.",
+        ),
+        "grid": (
+            "koblex_tasks.cli.grid:grid",
+            "Run the paper's method grid resumably; report it beside the paper's runs.",
+        ),
     },
     context_settings={"help_option_names": ["-h", "--help"]},
     epilog=EXIT_CODES_HELP,
