@@ -327,13 +327,19 @@ class _Data:
 
 
 def _rows(
-    data: _Data, x: np.ndarray, present: np.ndarray, marks: Mapping[str, tuple[str, bool]]
+    data: _Data,
+    x: np.ndarray,
+    present: np.ndarray,
+    marks: Mapping[str, tuple[str, bool]],
+    intervals: Sequence[st.Interval] | None,
 ) -> dict[int, Row]:
+    """One row per run; `intervals` are the significance tests' own (the same draw), else drawn here."""
     s = data.settings
-    cis = st.bootstrap_ci(x, s.n_resamples, s.confidence, s.seed, names=data.names)
+    if intervals is None:
+        intervals = st.bootstrap_ci(x, s.n_resamples, s.confidence, s.seed, names=data.names).intervals
     scored = ~np.isnan(x)
     rows: dict[int, Row] = {}
-    for r, (run, ci) in enumerate(zip(data.runs, cis.intervals, strict=True)):
+    for r, (run, ci) in enumerate(zip(data.runs, intervals, strict=True)):
         letters, best = marks.get(run.name, (None, None))
         rows[run.run_id] = Row(
             mean=ci.mean,
@@ -350,14 +356,16 @@ def _rows(
 
 def _significance(
     data: _Data, x: np.ndarray, value: ValueSpec
-) -> tuple[dict[str, tuple[str, bool]], Markings | None, tuple[Comparison, ...]]:
-    """All pairs (Holm, letters) and the best set of a primary column; nothing for secondary or lone runs."""
+) -> tuple[
+    dict[str, tuple[str, bool]], Markings | None, tuple[Comparison, ...], tuple[st.Interval, ...] | None
+]:
+    """All pairs (Holm, letters), the best set and the runs' intervals of a primary column (one draw);
+    nothing for secondary columns or lone runs."""
     if not value.primary or len(data.runs) < 2:
-        return {}, None, ()
+        return {}, None, (), None
     s = data.settings
     args = (x, data.names, value.kind, s.n_resamples, s.confidence, s.alpha, s.seed)
-    pairs = st.all_pairs(*args, higher_is_better=value.higher_is_better)
-    best = st.indistinguishable_from_best(*args, higher_is_better=value.higher_is_better)
+    pairs, best = st.column_significance(*args, higher_is_better=value.higher_is_better)
     letters = pairs.letters.letters_by_name()
     marks = {name: (letters.get(name, ""), name in best.members) for name in data.names}
     markings = Markings(
@@ -366,7 +374,7 @@ def _significance(
         n_permutations=pairs.n_permutations,
         family=f"all {len(pairs.comparisons)} pairs of this column (Holm)",
     )
-    return marks, markings, pairs.comparisons
+    return marks, markings, pairs.comparisons, pairs.systems
 
 
 def _strata(data: _Data, x: np.ndarray, spec: BenchmarkSpec) -> tuple[StratumRow, ...]:
@@ -395,7 +403,7 @@ def _column(
     if not present.any():
         return None
     scorer = spec.scorer_of(value.key)
-    marks, markings, comparisons = _significance(data, x, value)
+    marks, markings, comparisons, intervals = _significance(data, x, value)
     return Column(
         metric=value.key,
         label=value.label,
@@ -404,7 +412,7 @@ def _column(
         primary=value.primary,
         higher_is_better=value.higher_is_better,
         judge=_judge_info(scorer.name, data.runs, audits) if scorer.judge else None,
-        rows=_rows(data, x, present, marks),
+        rows=_rows(data, x, present, marks, intervals),
         markings=markings,
         comparisons=comparisons,
         strata=_strata(data, x, spec),

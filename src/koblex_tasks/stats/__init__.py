@@ -20,6 +20,7 @@ from koblex_tasks.stats.comparisons import (
     PairComparison,
     Pairwise,
     all_pairs,
+    column_significance,
     indistinguishable_from_best,
 )
 from koblex_tasks.stats.inputs import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, DEFAULT_SEED
@@ -72,6 +73,7 @@ __all__ = [
     "StratifiedIntervals",
     "all_pairs",
     "bootstrap_ci",
+    "column_significance",
     "compact_letters",
     "count_chunks",
     "family_permutations",

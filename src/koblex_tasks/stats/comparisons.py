@@ -223,6 +223,21 @@ def all_pairs(
     of pairs. The compact letter display uses the Holm-significant pairs.
     """
     board = _board(matrix, names, metric_kind, n_resamples, confidence, alpha, seed)
+    return _all_pairs(
+        board, metric_kind, n_resamples, confidence, alpha, seed, higher_is_better, n_permutations
+    )
+
+
+def _all_pairs(
+    board: _Board,
+    metric_kind: MetricKind,
+    n_resamples: int,
+    confidence: float,
+    alpha: float,
+    seed: int,
+    higher_is_better: bool,
+    n_permutations: int | None,
+) -> Pairwise:
     pairs = list(combinations(range(board.x.shape[0]), 2))
     n_perm = family_permutations(len(pairs), alpha, n_resamples) if n_permutations is None else n_permutations
     comps = _holm(
@@ -266,6 +281,21 @@ def indistinguishable_from_best(
     systems with no scored items are left out. Members are ordered best first.
     """
     board = _board(matrix, names, metric_kind, n_resamples, confidence, alpha, seed)
+    return _best_set(
+        board, metric_kind, n_resamples, confidence, alpha, seed, higher_is_better, n_permutations
+    )
+
+
+def _best_set(
+    board: _Board,
+    metric_kind: MetricKind,
+    n_resamples: int,
+    confidence: float,
+    alpha: float,
+    seed: int,
+    higher_is_better: bool,
+    n_permutations: int | None,
+) -> BestSet:
     means = np.array([np.nan if s.mean is None else s.mean for s in board.systems])
     scored = np.flatnonzero(~np.isnan(means))
     if scored.size == 0:
@@ -285,3 +315,21 @@ def indistinguishable_from_best(
     keep = [best] + [s for s, c in zip(others, comps, strict=True) if not c.significant and s in has_items]
     keep.sort(key=lambda s: (-sign * means[s], s))
     return BestSet(board.names[best], tuple(board.names[s] for s in keep), comps, float(alpha), int(n_perm))
+
+
+def column_significance(
+    matrix: Scores,
+    names: Sequence[str],
+    metric_kind: MetricKind = "continuous",
+    n_resamples: int = DEFAULT_RESAMPLES,
+    confidence: float = DEFAULT_CONFIDENCE,
+    alpha: float = 0.05,
+    seed: int = DEFAULT_SEED,
+    higher_is_better: bool = True,
+) -> tuple[Pairwise, BestSet]:
+    """:func:`all_pairs` and :func:`indistinguishable_from_best` of one column, equal to calling both, from
+    one draw of the systems' resamples (a leaderboard column needs both; ``Pairwise.systems`` are its
+    intervals)."""
+    board = _board(matrix, names, metric_kind, n_resamples, confidence, alpha, seed)
+    settings = (metric_kind, n_resamples, confidence, alpha, seed, higher_is_better, None)
+    return _all_pairs(board, *settings), _best_set(board, *settings)
