@@ -57,20 +57,18 @@ def hub_unavailable(timeout: float = CONNECT_TIMEOUT) -> str | None:
     return _unreachable(endpoint.hostname or "huggingface.co", port, timeout)
 
 
-def load_hub_rows(
-    repo: str, split: str, revision: str | None, hint: str = INSPECT_HINT
-) -> tuple[list[dict[str, Any]], str]:
+def load_hub_rows(repo: str, split: str, revision: str | None) -> tuple[list[dict[str, Any]], str]:
     """Return the rows of `repo`/`split` and a source label naming repo and revision.
 
-    `hint` is the tool's own way to avoid the hub (Inspect: `-T data=PATH`, `koblex replay`: `--data`, lm-eval:
-    `KOBLEX_DATA`). With an offline flag set the local `datasets` cache is still tried (it answers in about a
+    A failure names Inspect's way around the hub (`-T data=PATH`); other tools re-tell it with their own
+    (`HubUnavailableError.with_hint`: `koblex replay`'s `--data`, lm-eval's `KOBLEX_DATA`). With an offline flag set the local `datasets` cache is still tried (it answers in about a
     second); an unreachable hub without the flag fails at once. `datasets` is imported here, not at module
     import, so local-file runs never touch the hub.
     """
     what = f"{repo} (split {split!r}, revision {revision or 'main'})"
     reason = hub_unavailable()
     if reason and not offline_flag():
-        raise HubUnavailableError(what, reason, hint)
+        raise HubUnavailableError(what, reason, INSPECT_HINT)
     try:
         import datasets
     except ImportError as exc:  # pragma: no cover - datasets is a core dependency
@@ -79,5 +77,5 @@ def load_hub_rows(
         ds = datasets.load_dataset(repo, split=split, revision=revision)
     except Exception as exc:
         why = f"{reason} and it is not in the local cache" if reason else str(exc).splitlines()[0]
-        raise HubUnavailableError(what, why, hint) from exc
+        raise HubUnavailableError(what, why, INSPECT_HINT) from exc
     return [dict(row) for row in ds], f"hf:{repo}@{revision or 'main'}"

@@ -7,6 +7,7 @@ the installed `koblex_tasks` package rather than copied.
 import os
 from typing import Any
 
+from koblex_tasks.hub import HubUnavailableError
 from koblex_tasks.prompts import load_prompt
 from koblex_tasks.scorers.koblex.text import official_prediction, strip_reasoning, token_f1
 from koblex_tasks.tasks.koblex.dataset import LANG_SUFFIX, gold_provisions
@@ -30,7 +31,10 @@ def load_koblex(
     import datasets
 
     lang = lang or os.environ.get(LANG_ENV) or "ko"
-    loaded = _load_records(data or os.environ.get(DATA_ENV) or None, lang, revision, hub_hint=HUB_HINT)
+    try:
+        loaded = _load_records(data or os.environ.get(DATA_ENV) or None, lang, revision)
+    except HubUnavailableError as exc:  # told with lm-eval's way to pass a local file
+        raise exc.with_hint(HUB_HINT) from exc
     suffix = LANG_SUFFIX[lang]
     docs = [
         {

@@ -145,8 +145,9 @@ def test_offline_hub_fails_fast_with_the_tools_flag(monkeypatch: pytest.MonkeyPa
     monkeypatch.delenv("HF_DATASETS_OFFLINE", raising=False)
     monkeypatch.setattr(hub, "_unreachable", lambda host, port, timeout: f"{host} is unreachable (test)")
     with pytest.raises(HubUnavailableError) as hub_err:
-        load_hub_rows("JihyungL/KoBLEX-koblex", "test", None, hint="pass --data PATH")
-    assert "huggingface.co is unreachable (test); pass --data PATH" in str(hub_err.value)
+        load_hub_rows("JihyungL/KoBLEX-koblex", "test", None)
+    retold = hub_err.value.with_hint("pass --data PATH")
+    assert "huggingface.co is unreachable (test); pass --data PATH" in str(retold)
 
 
 @pytest.mark.parametrize("display", [[], ["--display", "none"]], ids=["default display", "display none"])

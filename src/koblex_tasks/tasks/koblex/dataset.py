@@ -19,7 +19,7 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from koblex_tasks.corpus.provision import ARTICLE, PARAGRAPH, Level, provision_key
 from koblex_tasks.corpus.rows import LANG_SUFFIX
 from koblex_tasks.errors import DataError
-from koblex_tasks.hub import INSPECT_HINT, load_hub_rows
+from koblex_tasks.hub import load_hub_rows
 from koblex_tasks.jsonl import read_jsonl
 
 KOBLEX_HF_REPO = "JihyungL/KoBLEX-koblex"
@@ -109,12 +109,8 @@ def load_koblex(
     data: str | None = None,
     lang: str = "ko",
     revision: str | None = KOBLEX_HF_REVISION,
-    hub_hint: str = INSPECT_HINT,
 ) -> KoblexData:
-    """Read and validate the questions; duplicate ids are an error naming both lines.
-
-    `hub_hint` is how the calling tool passes a local file instead of the hub (said when the hub is out of reach).
-    """
+    """Read and validate the questions; duplicate ids are an error naming both lines."""
     if lang not in LANG_SUFFIX:
         raise ValueError(f"lang must be one of {sorted(LANG_SUFFIX)}, got {lang!r}")
     if data is not None:
@@ -123,7 +119,7 @@ def load_koblex(
             raise DataError(source, None, "questions file not found")
         numbered = list(read_jsonl(source))
     else:
-        rows, source = load_hub_rows(KOBLEX_HF_REPO, KOBLEX_HF_SPLIT, revision, hub_hint)
+        rows, source = load_hub_rows(KOBLEX_HF_REPO, KOBLEX_HF_SPLIT, revision)
         numbered = list(enumerate(rows, start=1))
     seen: dict[str, int] = {}
     for line, record in numbered:
