@@ -20,7 +20,7 @@ from koblex_tasks.cli._base import EXIT_FAILED, EXIT_OK, CommandError, KoblexGro
 from koblex_tasks.cli.main import PROG, koblex
 from koblex_tasks.leaderboard.archive import ENV_MAX_MEMBER, ENV_MAX_TOTAL
 from koblex_tasks.leaderboard.store import ENV_DB, Store
-from koblex_tasks.leaderboard.text import needs_escape, printable
+from koblex_tasks.leaderboard.text import fmt, needs_escape, printable
 
 if TYPE_CHECKING:
     from koblex_tasks.leaderboard.board import Settings
@@ -203,10 +203,6 @@ def build(store: Store, out: str, settings: Settings) -> None:
     click.echo(f"wrote {index} ({len(data['boards'])} boards, {n_runs} runs) and JSON/CSV/Markdown exports")
 
 
-def _fmt(v: float | None, scale: float = 1.0, digits: int = 2) -> str:
-    return "–" if v is None else f"{v * scale:.{digits}f}"
-
-
 def format_comparison(result: dict[str, Any]) -> str:
     """An aligned table of one pair's comparisons, with the settings and the Holm family size on top."""
     lines = []
@@ -229,13 +225,13 @@ def format_comparison(result: dict[str, Any]) -> str:
             [
                 r["label"],
                 str(r["n_shared"]),
-                _fmt(r["mean_a"], sc),
-                _fmt(r["mean_b"], sc),
-                _fmt(r["difference"], sc),
-                f"[{_fmt(r['ci_low'], sc)}, {_fmt(r['ci_high'], sc)}]",
+                fmt(r["mean_a"], sc),
+                fmt(r["mean_b"], sc),
+                fmt(r["difference"], sc),
+                f"[{fmt(r['ci_low'], sc)}, {fmt(r['ci_high'], sc)}]",
                 r["test"] + (f" b01={r['b01']} b10={r['b10']}" if "b01" in r else ""),
-                _fmt(r["p_value"], 1, 4),
-                _fmt(r["p_adjusted"], 1, 4),
+                fmt(r["p_value"], 1, 4),
+                fmt(r["p_adjusted"], 1, 4),
                 "yes" if r["significant"] else "no",
             ]
         )
@@ -265,9 +261,9 @@ def format_family(result: dict[str, Any]) -> str:
             lines.append(f"| {r['b']} | {r['label']} | not tested: {r['reason'] or 'no p-value'} ||||||")
             continue
         lines.append(
-            f"| {r['b']} | {r['label']} | {_fmt(r['mean_a'], sc)} | {_fmt(r['mean_b'], sc)} | "
-            f"{_fmt(r['difference'], sc)} [{_fmt(r['ci_low'], sc)}, {_fmt(r['ci_high'], sc)}] | "
-            f"{r['test'].split(' ')[0]} | {_fmt(r['p_adjusted'], 1, 4)} | {'yes' if r['significant'] else 'no'} |"
+            f"| {r['b']} | {r['label']} | {fmt(r['mean_a'], sc)} | {fmt(r['mean_b'], sc)} | "
+            f"{fmt(r['difference'], sc)} [{fmt(r['ci_low'], sc)}, {fmt(r['ci_high'], sc)}] | "
+            f"{r['test'].split(' ')[0]} | {fmt(r['p_adjusted'], 1, 4)} | {'yes' if r['significant'] else 'no'} |"
         )
     return "\n".join(lines)
 

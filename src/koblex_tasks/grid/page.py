@@ -22,6 +22,7 @@ from koblex_tasks.grid.render import (
 from koblex_tasks.grid.report import GridReport, Section
 from koblex_tasks.leaderboard import plot
 from koblex_tasks.leaderboard.site import _static, environment
+from koblex_tasks.leaderboard.text import fmt
 
 PAPER_LABEL = "↳ paper"
 PAGE = """<!doctype html>
@@ -72,7 +73,7 @@ def _mark(k: int, name: str, cell: Cell | None, scale: float, paper: bool, ax: _
     mean = cell.mean * scale
     low = mean if cell.low is None else cell.low * scale
     high = mean if cell.high is None else cell.high * scale
-    text = f"{plot.fmt(mean)} [{plot.fmt(low)}, {plot.fmt(high)}]"
+    text = f"{fmt(mean)} [{fmt(low)}, {fmt(high)}]"
     return plot.Mark(k, y, label, name, (ax.x(low), ax.x(mean), ax.x(high)), text, paper)
 
 

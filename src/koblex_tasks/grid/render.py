@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from html import escape
 
 from rich.console import Console
 from rich.table import Table
@@ -18,14 +17,11 @@ from koblex_tasks import stats
 from koblex_tasks.grid.compare import MetricTest
 from koblex_tasks.grid.logs import Cell
 from koblex_tasks.grid.report import GridReport, Row, Section
+from koblex_tasks.leaderboard.text import fmt, md_cell
 
 DASH = "–"
 PIPED_WIDTH = 320  # columns of the table when stdout is not a terminal (a file, a pipe, a test)
 CONFIDENCE_PCT = round(100 * stats.DEFAULT_CONFIDENCE)  # the logs' intervals and the paired CIs
-
-
-def number(value: float | None, scale: float = 1.0, digits: int = 2) -> str:
-    return DASH if value is None else f"{value * scale:.{digits}f}"
 
 
 def cell_text(cell: Cell | None, scale: float) -> str:
@@ -33,8 +29,8 @@ def cell_text(cell: Cell | None, scale: float) -> str:
     if cell is None or cell.mean is None:
         return DASH
     if cell.low is None or cell.high is None:
-        return number(cell.mean, scale)
-    return f"{number(cell.mean, scale)} [{number(cell.low, scale)}, {number(cell.high, scale)}]"
+        return fmt(cell.mean, scale)
+    return f"{fmt(cell.mean, scale)} [{fmt(cell.low, scale)}, {fmt(cell.high, scale)}]"
 
 
 @dataclass(frozen=True)
@@ -54,7 +50,7 @@ def value_cells(
 ) -> list[str]:
     metrics = [cell_text(cells.get(v.key), v.scale) for v in report.columns]
     by_stratum = strata.get(report.stratum_value.key, {})
-    means = [number(by_stratum.get(s), report.stratum_value.scale) for s in report.strata]
+    means = [fmt(by_stratum.get(s), report.stratum_value.scale) for s in report.strata]
     return [*metrics, *means, str(n)]
 
 
@@ -129,10 +125,6 @@ def print_report(report: GridReport, console: Console) -> None:
             console.print(text, style="dim", highlight=False)
 
 
-def md_cell(text: str) -> str:
-    return escape(text, quote=False).replace("|", "\\|").replace("\n", " ")
-
-
 def md_table(rows: Sequence[Sequence[str]]) -> list[str]:
     head, *body = rows
     lines = ["| " + " | ".join(md_cell(c) for c in head) + " |", "|" + "---|" * len(head)]
@@ -152,19 +144,19 @@ def test_rows(report: GridReport) -> list[list[str]]:
 
 def test_cells(row: Row, t: MetricTest) -> list[str]:
     c, scale = t.comparison, t.value.scale
-    delta = f"{number(c.difference, scale)} [{number(c.ci_low, scale)}, {number(c.ci_high, scale)}]"
+    delta = f"{fmt(c.difference, scale)} [{fmt(c.ci_low, scale)}, {fmt(c.ci_high, scale)}]"
     differs = "yes" if c.significant else ("no" if c.p_adjusted is not None else f"not tested: {c.reason}")
     return [
         row.record.model,
         row.label,
         t.value.label,
         str(c.n_shared),
-        number(c.mean_a, scale),
-        number(c.mean_b, scale),
+        fmt(c.mean_a, scale),
+        fmt(c.mean_b, scale),
         delta,
         c.test or DASH,
-        number(c.p_value, 1, 4),
-        number(c.p_adjusted, 1, 4),
+        fmt(c.p_value, 1, 4),
+        fmt(c.p_adjusted, 1, 4),
         differs,
     ]
 

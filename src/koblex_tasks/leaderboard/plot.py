@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Literal, NamedTuple
 
 from koblex_tasks.leaderboard.board import Board, Column, Interval, RunInfo
+from koblex_tasks.leaderboard.text import fmt
 
 WIDTH = 360.0  # viewBox width of a panel
 LABEL_WIDTH = 132.0  # system names, right-aligned before the plot area
@@ -128,10 +129,6 @@ def short_label(name: str, prefix: str) -> str:
         return text
     head = (MAX_LABEL - 1) // 2
     return text[:head] + "…" + text[-(MAX_LABEL - 1 - head) :]
-
-
-def fmt(value: float | None) -> str:
-    return "–" if value is None else f"{value:.2f}"
 
 
 def _intervals(column: Column) -> Iterable[Interval]:

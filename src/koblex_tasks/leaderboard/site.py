@@ -28,7 +28,7 @@ from markupsafe import Markup
 from koblex_tasks.leaderboard.board import Board, Column, Comparison, Interval, JudgeInfo, Row, RunInfo, Site
 from koblex_tasks.leaderboard.plot import forest
 from koblex_tasks.leaderboard.safe_write import write_atomic
-from koblex_tasks.leaderboard.text import printable
+from koblex_tasks.leaderboard.text import fmt, md_cell, printable
 
 PACKAGE = "koblex_tasks.leaderboard"
 EXPORTS = ("leaderboard.json", "leaderboard.csv", "leaderboard.md")
@@ -39,11 +39,6 @@ def script_json(data: Any) -> Markup:
     """JSON safe inside <script>: no `</`, `<!--` or `]]>` can appear (so it is marked safe for the template)."""
     text = json.dumps(data, ensure_ascii=False, allow_nan=False, sort_keys=True)
     return Markup(text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026"))
-
-
-def fmt(value: float | None, scale: float = 1.0, digits: int = 2) -> str:
-    """A stored value as displayed (x scale); a dash when undefined."""
-    return "–" if value is None else f"{value * scale:.{digits}f}"
 
 
 def interval_text(r: Interval, scale: float) -> str:
@@ -234,12 +229,6 @@ def render_html(site: Site, plain: Mapping[str, Any] | None = None) -> str:
 # ---------------------------------------------------------------------------------------------- Markdown
 
 
-def _md_cell(value: Any) -> str:
-    """Markdown renderers pass HTML through, so log text is escaped here too (and cannot break the table)."""
-    text = "" if value is None else str(value)
-    return html_escape(text, quote=False).replace("|", "\\|").replace("\n", " ")
-
-
 def _md_result(column: Column, row: Row) -> str:
     mark = ("★ " if row.best else "") + (row.letters or "")
     return f"{interval_text(row, column.scale)} {mark}".strip()
@@ -256,16 +245,16 @@ def render_markdown(site: Site) -> str:
         primary = board.primary
         out += [
             "",
-            f"## {_md_cell(board.title)}",
+            f"## {md_cell(board.title)}",
             "",
             f"{board.n_items} items. Board key: {html_escape(board.key, quote=False)}.",
         ]
         out += [rank_rule(board), ""]
-        out.append("| # | System | " + " | ".join(_md_cell(m.label) for m in primary) + " |")
+        out.append("| # | System | " + " | ".join(md_cell(m.label) for m in primary) + " |")
         out.append("|---|---|" + "---|" * len(primary))
         for rank, run in enumerate(board.ranked_runs(), 1):
             cells = [_md_result(m, m.rows[run.run_id]) for m in primary]
-            out.append(f"| {rank} | {_md_cell(run.name)} | " + " | ".join(cells) + " |")
+            out.append(f"| {rank} | {md_cell(run.name)} | " + " | ".join(cells) + " |")
     return "\n".join(out) + "\n"
 
 

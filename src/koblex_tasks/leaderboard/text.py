@@ -15,6 +15,8 @@ is that long, and the id is stored and shown in full.
 from __future__ import annotations
 
 import unicodedata
+from html import escape
+from typing import Any
 
 MAX_NAME_CHARS = 200
 MAX_MODEL_CHARS = 500
@@ -69,3 +71,15 @@ def model_problem(model: str) -> str | None:
     if len(model) > MAX_MODEL_CHARS:
         return f"the model id is {len(model):,} characters long (limit {MAX_MODEL_CHARS}): {printable(model[:60])}…"
     return None
+
+
+def fmt(value: float | None, scale: float = 1.0, digits: int = 2) -> str:
+    """A stored value as displayed (x scale); a dash when undefined (page, plot, terminal, grid report)."""
+    return "–" if value is None else f"{value * scale:.{digits}f}"
+
+
+def md_cell(value: Any) -> str:
+    """A Markdown table cell: renderers pass HTML through, so log text is escaped here too (and a `|` or a
+    newline cannot break the table)."""
+    text = "" if value is None else str(value)
+    return escape(text, quote=False).replace("|", "\\|").replace("\n", " ")
