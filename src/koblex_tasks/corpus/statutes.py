@@ -13,7 +13,7 @@ runs memory-map the table and decode only the provisions they return.
 import hashlib
 import logging
 import threading
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -22,7 +22,7 @@ from typing import Any
 from koblex_tasks.corpus.cache import SkipCache, cache_key, file_sha256, open_cached, read_manifest
 from koblex_tasks.corpus.provision import ARTICLE, LEVELS, PARAGRAPH, Level, Provision, provision_text
 from koblex_tasks.corpus.rows import LANG_SUFFIX, data_error, read_row, text_language
-from koblex_tasks.corpus.table import ProvisionTable, TableBuilder, table_of
+from koblex_tasks.corpus.table import ProvisionTable, TableBuilder
 
 logger = logging.getLogger(__name__)
 
@@ -42,39 +42,28 @@ _ARTICLE_FINGERPRINT = b"article\x00"  # begins an article corpus' fingerprint; 
 class StatuteCorpus:
     """All provisions in file order, with a fingerprint that changes whenever any provision text does.
 
-    `provisions` is a tuple, made on first use; retrieval asks for single provisions (`provision(i)`) and
-    for the texts to index (`texts()`), which a table-backed corpus serves without making every Provision.
+    The provisions live in a `ProvisionTable`; retrieval asks for single provisions (`provision(i)`) and for
+    the texts to index (`texts()`), served without making every Provision (`provisions`, a tuple of all of
+    them, is made on first use).
     `duplicates_dropped` counts rows left out because an earlier row had the same text. `level` is
     "paragraph" or "article" (all provisions have one); `language` is read from the text.
     """
 
     def __init__(
-        self,
-        provisions: Sequence[Provision],
-        source: str,
-        fingerprint: str = "",
-        duplicates_dropped: int = 0,
+        self, table: ProvisionTable, source: str, fingerprint: str = "", duplicates_dropped: int = 0
     ) -> None:
-        self._table = provisions if isinstance(provisions, ProvisionTable) else None
-        self._provisions = None if self._table is not None else tuple(provisions)
+        self._table = table
         self.source = source
         self.fingerprint = fingerprint
         self.duplicates_dropped = duplicates_dropped
-        if self._table is not None:
-            self.level: Level = self._table.level
-        else:
-            self.level = self.provisions[0].level if self.provisions else PARAGRAPH
-            if any(p.level != self.level for p in self.provisions):
-                raise ValueError("a statute corpus holds one level of provisions")
+        self.level: Level = table.level
 
-    @property
+    @cached_property
     def provisions(self) -> tuple[Provision, ...]:
-        if self._provisions is None:
-            self._provisions = tuple(self._table or ())
-        return self._provisions
+        return tuple(self._table)
 
     def provision(self, i: int) -> Provision:
-        return self._table[i] if self._table is not None else self.provisions[i]
+        return self._table[i]
 
     def texts(self) -> list[str]:
         """`Provision.text` of every provision, in order (what the indexes are built from)."""
@@ -82,9 +71,7 @@ class StatuteCorpus:
 
     def iter_texts(self) -> Iterator[str]:
         """The texts one at a time, decoded as they are consumed (a build need not hold them all)."""
-        if self._table is not None:
-            return self._table.iter_texts()
-        return (p.text for p in self.provisions)
+        return self._table.iter_texts()
 
     @cached_property
     def language(self) -> str | None:
@@ -94,7 +81,7 @@ class StatuteCorpus:
         return text_language(self.provision(i).text for i in range(0, len(self), step))
 
     def __len__(self) -> int:
-        return len(self._table) if self._table is not None else len(self.provisions)
+        return len(self._table)
 
     @property
     def is_partial(self) -> bool | None:
@@ -334,5 +321,4 @@ __all__ = [
     "fingerprint_provisions",
     "load_statutes",
     "parse_rows",
-    "table_of",
 ]

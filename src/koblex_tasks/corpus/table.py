@@ -115,14 +115,3 @@ class TableBuilder:
 
     def table(self) -> ProvisionTable:
         return ProvisionTable(self._text, np.frombuffer(self._bounds, dtype=np.int64), self.level)
-
-
-def table_of(provisions: Sequence[Provision]) -> ProvisionTable:
-    """A table holding `provisions`, all of one level (for corpora built from objects, e.g. in tests)."""
-    levels = {p.level for p in provisions} or {PARAGRAPH}
-    if len(levels) > 1:
-        raise ValueError(f"a table holds one level of provisions, got {sorted(levels)}")
-    builder = TableBuilder(levels.pop())
-    for p in provisions:
-        builder.add(p.row_id, p.hierarchy, p.content)
-    return builder.table()
