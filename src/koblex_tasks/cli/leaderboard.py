@@ -198,9 +198,8 @@ def build(store: Store, out: str, settings: Settings) -> None:
 
     site = compute_all(store, settings)
     index = write_site(site, out)
-    data = _as_dict(site)
-    n_runs = sum(len(b["runs"]) for b in data["boards"])
-    click.echo(f"wrote {index} ({len(data['boards'])} boards, {n_runs} runs) and JSON/CSV/Markdown exports")
+    n_runs = sum(len(b.runs) for b in site.boards)
+    click.echo(f"wrote {index} ({len(site.boards)} boards, {n_runs} runs) and JSON/CSV/Markdown exports")
 
 
 def format_comparison(result: dict[str, Any]) -> str:
