@@ -151,12 +151,12 @@ def main() -> None:
 
 def _timings(log: Path) -> list[tuple[str, float]]:
     """Wall times of each submission step on `log` (this process: the first re-derivation imports the scorers)."""
-    from koblex_tasks.leaderboard.archive import ReadLimits, check_archive
-    from koblex_tasks.leaderboard.identity import identify
-    from koblex_tasks.leaderboard.reading import read_log
-    from koblex_tasks.leaderboard.rederivation import check_rederived
-    from koblex_tasks.leaderboard.rejection import Problems
     from koblex_tasks.leaderboard.submission import load_submission
+    from koblex_tasks.logs.archive import ReadLimits, check_archive
+    from koblex_tasks.logs.identity import identify
+    from koblex_tasks.logs.reading import read_log
+    from koblex_tasks.logs.rederivation import check_rederived
+    from koblex_tasks.logs.rejection import Problems
 
     def archive() -> None:
         with log.open("rb") as fh:

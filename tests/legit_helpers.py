@@ -17,7 +17,7 @@ from inspect_ai.log import EvalLog
 from inspect_ai.model import Model, ModelOutput, ModelUsage, get_model
 from inspect_ai.solver import Solver
 
-from koblex_tasks.tasks.legit.dataset import Issue, LegitRecord, read_legit_file
+from koblex_tasks.data.legit.dataset import Issue, LegitRecord, read_legit_file
 
 SHARED_ENV = "KOBLEX_SHARED_DATA"
 

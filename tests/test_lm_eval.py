@@ -11,9 +11,9 @@ from lm_eval.models.dummy import DummyLM
 from lm_eval.tasks import TaskManager
 
 import koblex_tasks.lm_eval_tasks as lm_tasks
+from koblex_tasks.benchmarks.koblex.evidence import after_marker as answer_after_marker
 from koblex_tasks.prompts import load_prompt
 from koblex_tasks.scorers.koblex.text import token_f1
-from koblex_tasks.tasks.koblex.evidence import after_marker as answer_after_marker
 
 ANSWER = "정답은 소멸한다."  # tiny_question's reference answer
 

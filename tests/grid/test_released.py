@@ -5,10 +5,10 @@ from pathlib import Path
 
 import pytest
 
+from koblex_tasks.benchmarks.koblex.methods import KOBLEX_GRID
 from koblex_tasks.errors import DataError
 from koblex_tasks.grid import released
 from koblex_tasks.grid.released import ReleasedFiles, ReleasedUnavailable
-from koblex_tasks.tasks.koblex.methods import KOBLEX_GRID
 
 SOURCE = KOBLEX_GRID.released
 assert SOURCE is not None

@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 
 from koblex_tasks import spec as sp
+from koblex_tasks.benchmarks.koblex.spec import KOBLEX
+from koblex_tasks.benchmarks.legit.spec import LEGIT
 from koblex_tasks.leaderboard.board import Settings, compute_all
 from koblex_tasks.leaderboard.plot import axis, common_prefix, forest, short_label
 from koblex_tasks.leaderboard.site import render_html, render_markdown
 from koblex_tasks.leaderboard.titles import board_title, distinct_titles
-from koblex_tasks.tasks.koblex.spec import KOBLEX
-from koblex_tasks.tasks.legit.spec import LEGIT
 from tests.leaderboard.fakes import LEGIT_KEY, FakeStore, legit_store
 
 KOBLEX_KEY = "koblex | lang=ko | dataset=a2557f4675c72a1af5cdea69245bb35af680c1637858d9c0fd5bf102b62abdff | corpus=partial | official scoring=True"

@@ -26,15 +26,15 @@ import pytest
 from inspect_ai.log import EvalLog
 from inspect_ai.model import ModelUsage
 
+from koblex_tasks.benchmarks.koblex.spec import KOBLEX
 from koblex_tasks.cli.leaderboard import leaderboard_main
-from koblex_tasks.leaderboard.archive import ENV_MAX_MEMBER, ENV_MAX_TOTAL
-from koblex_tasks.leaderboard.rederivation import NO_RECORD, load_hook
 from koblex_tasks.leaderboard.safe_write import SymlinkRefused, write_atomic
 from koblex_tasks.leaderboard.store import Store
-from koblex_tasks.leaderboard.text import BIDI_CONTROLS, needs_escape, printable
+from koblex_tasks.logs.archive import ENV_MAX_MEMBER, ENV_MAX_TOTAL
+from koblex_tasks.logs.rederivation import NO_RECORD, load_hook
 from koblex_tasks.spec import id_digests, ids_sha256
 from koblex_tasks.tasks import benchmark_specs
-from koblex_tasks.tasks.koblex.spec import KOBLEX
+from koblex_tasks.text import BIDI_CONTROLS, needs_escape, printable
 from tests.leaderboard import test_submit
 from tests.leaderboard.test_submit import counts, submit_rejected, variant
 

@@ -10,10 +10,10 @@ import pytest
 from inspect_ai.log import read_eval_log
 
 from koblex_tasks.cli import main
+from koblex_tasks.data.koblex.alignment import MIN_SIMILARITY, align_released_file
+from koblex_tasks.data.koblex.released import infer_method_and_model
 from koblex_tasks.errors import DataError
 from koblex_tasks.replay.koblex import run_replay
-from koblex_tasks.tasks.koblex.alignment import MIN_SIMILARITY, align_released_file
-from koblex_tasks.tasks.koblex.released import infer_method_and_model
 from tests.conftest import TINY_STATUTES, statute_key, tiny_question, write_jsonl
 
 SUBJECTS = ["운송", "임대차", "강도", "상속", "선거", "보험", "조세", "행정", "공탁", "어음", "질권", "징계"]

@@ -18,9 +18,9 @@ import click
 
 from koblex_tasks.cli._base import EXIT_FAILED, EXIT_OK, CommandError, KoblexGroup, argument, run
 from koblex_tasks.cli.main import PROG, koblex
-from koblex_tasks.leaderboard.archive import ENV_MAX_MEMBER, ENV_MAX_TOTAL
 from koblex_tasks.leaderboard.store import ENV_DB, Store
-from koblex_tasks.leaderboard.text import fmt, needs_escape, printable
+from koblex_tasks.logs.archive import ENV_MAX_MEMBER, ENV_MAX_TOTAL
+from koblex_tasks.text import fmt, needs_escape, printable
 
 if TYPE_CHECKING:
     from koblex_tasks.leaderboard.board import Settings
@@ -146,8 +146,8 @@ def submit(
     Every stored score is re-derived from the log by its scorer's own code; a log whose scores disagree is
     refused. One refused or unreadable log is reported and the others still go in (exit 1 if any failed).
     """
-    from koblex_tasks.leaderboard.reading import ReadLimits
-    from koblex_tasks.leaderboard.text import name_problem
+    from koblex_tasks.logs.reading import ReadLimits
+    from koblex_tasks.text import name_problem
 
     if name is not None and len(logs) > 1:
         raise click.UsageError("--name needs exactly one LOG")

@@ -18,9 +18,9 @@ from inspect_ai.log import EvalLog, EvalScore, list_eval_logs, read_eval_log
 
 from koblex_tasks import stats
 from koblex_tasks.grid.plan import grid_for
-from koblex_tasks.leaderboard.provenance import judge_model_of
-from koblex_tasks.leaderboard.reading import TRANSCRIPT_FIELDS
-from koblex_tasks.leaderboard.scores import score_values
+from koblex_tasks.logs.provenance import judge_model_of
+from koblex_tasks.logs.reading import TRANSCRIPT_FIELDS
+from koblex_tasks.logs.scores import score_values
 from koblex_tasks.scorers.metrics import metric_values
 from koblex_tasks.spec import BenchmarkSpec, MethodGrid
 from koblex_tasks.tasks import benchmark_specs, spec_for_task

@@ -22,7 +22,7 @@ from koblex_tasks.grid.render import (
 from koblex_tasks.grid.report import GridReport, Section
 from koblex_tasks.leaderboard import plot
 from koblex_tasks.leaderboard.site import _static, environment
-from koblex_tasks.leaderboard.text import fmt
+from koblex_tasks.text import fmt
 
 PAPER_LABEL = "↳ paper"
 PAGE = """<!doctype html>

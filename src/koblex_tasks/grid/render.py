@@ -17,7 +17,7 @@ from koblex_tasks import stats
 from koblex_tasks.grid.compare import MetricTest
 from koblex_tasks.grid.logs import Cell
 from koblex_tasks.grid.report import GridReport, Row, Section
-from koblex_tasks.leaderboard.text import fmt, md_cell
+from koblex_tasks.text import fmt, md_cell
 
 DASH = "–"
 PIPED_WIDTH = 320  # columns of the table when stdout is not a terminal (a file, a pipe, a test)

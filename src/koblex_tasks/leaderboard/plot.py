@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Literal, NamedTuple
 
 from koblex_tasks.leaderboard.board import Board, Column, Interval, RunInfo
-from koblex_tasks.leaderboard.text import fmt
+from koblex_tasks.text import fmt
 
 WIDTH = 360.0  # viewBox width of a panel
 LABEL_WIDTH = 132.0  # system names, right-aligned before the plot area

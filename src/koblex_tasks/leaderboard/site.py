@@ -28,7 +28,7 @@ from markupsafe import Markup
 from koblex_tasks.leaderboard.board import Board, Column, Comparison, Interval, JudgeInfo, Row, RunInfo, Site
 from koblex_tasks.leaderboard.plot import forest
 from koblex_tasks.leaderboard.safe_write import write_atomic
-from koblex_tasks.leaderboard.text import fmt, md_cell, printable
+from koblex_tasks.text import fmt, md_cell, printable
 
 PACKAGE = "koblex_tasks.leaderboard"
 EXPORTS = ("leaderboard.json", "leaderboard.csv", "leaderboard.md")

@@ -17,15 +17,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from koblex_tasks.leaderboard.coverage import check_coverage
-from koblex_tasks.leaderboard.identity import identify
-from koblex_tasks.leaderboard.placement import place
-from koblex_tasks.leaderboard.provenance import default_name, provenance
-from koblex_tasks.leaderboard.reading import ReadLimits, read_log
-from koblex_tasks.leaderboard.rederivation import check_rederived
-from koblex_tasks.leaderboard.rejection import Problems, SubmissionRejected
-from koblex_tasks.leaderboard.scores import ScoreRow, extract_scores
-from koblex_tasks.leaderboard.text import model_problem, name_problem
+from koblex_tasks.logs.coverage import check_coverage
+from koblex_tasks.logs.identity import identify
+from koblex_tasks.logs.placement import place
+from koblex_tasks.logs.provenance import default_name, provenance
+from koblex_tasks.logs.reading import ReadLimits, read_log
+from koblex_tasks.logs.rederivation import check_rederived
+from koblex_tasks.logs.rejection import Problems, SubmissionRejected
+from koblex_tasks.logs.scores import ScoreRow, extract_scores
+from koblex_tasks.text import model_problem, name_problem
 
 __all__ = ["ReadLimits", "Submission", "SubmissionRejected", "load_submission"]
 

@@ -13,7 +13,7 @@ import hashlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from koblex_tasks.leaderboard.placement import UNVERIFIED, unverified_dataset
+from koblex_tasks.logs.placement import UNVERIFIED, unverified_dataset
 from koblex_tasks.spec import BenchmarkSpec
 
 SEPARATOR = " | "

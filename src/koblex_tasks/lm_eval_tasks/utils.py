@@ -7,12 +7,12 @@ the installed `koblex_tasks` package rather than copied.
 import os
 from typing import Any
 
+from koblex_tasks.benchmarks.koblex.evidence import OFFICIAL_ANSWER
+from koblex_tasks.data.koblex.dataset import LANG_SUFFIX, gold_provisions
+from koblex_tasks.data.koblex.dataset import load_koblex as _load_records
 from koblex_tasks.hub import HubUnavailableError
 from koblex_tasks.prompts import load_prompt
 from koblex_tasks.scorers.koblex.text import official_prediction, strip_reasoning, token_f1
-from koblex_tasks.tasks.koblex.dataset import LANG_SUFFIX, gold_provisions
-from koblex_tasks.tasks.koblex.dataset import load_koblex as _load_records
-from koblex_tasks.tasks.koblex.evidence import OFFICIAL_ANSWER
 
 DATA_ENV = "KOBLEX_DATA"
 LANG_ENV = "KOBLEX_LANG"

@@ -5,11 +5,11 @@ from pathlib import Path
 
 from inspect_ai.log import EvalLog
 
+from koblex_tasks.benchmarks.koblex.spec import KOBLEX
+from koblex_tasks.data.koblex.alignment import Alignment, align_released_file
+from koblex_tasks.data.koblex.released import infer_method_and_model
 from koblex_tasks.replay.run import Display, headline_means, run_replay_eval
 from koblex_tasks.solvers.koblex import replay
-from koblex_tasks.tasks.koblex.alignment import Alignment, align_released_file
-from koblex_tasks.tasks.koblex.released import infer_method_and_model
-from koblex_tasks.tasks.koblex.spec import KOBLEX
 from koblex_tasks.tasks.koblex.task import koblex
 
 

@@ -14,15 +14,15 @@ from typing import Any
 from inspect_ai.log import EvalLog
 from inspect_ai.model import Model
 
+from koblex_tasks.benchmarks.legit.spec import DIFFICULTIES, LEGIT, LEGIT_RUBRIC
+from koblex_tasks.data.legit.responses import infer_model_name
+from koblex_tasks.data.legit.verdicts import load_verdicts
 from koblex_tasks.replay.run import Display, headline_means, run_replay_eval
 from koblex_tasks.scorers.legit.arithmetic import RULES
 from koblex_tasks.scorers.legit.rubric import rescore
 from koblex_tasks.scorers.legit.verdicts import REPLAYED_KEY
 from koblex_tasks.solvers.legit import legit_replay, legit_verdicts
-from koblex_tasks.tasks.legit.responses import infer_model_name
-from koblex_tasks.tasks.legit.spec import DIFFICULTIES, LEGIT, LEGIT_RUBRIC
 from koblex_tasks.tasks.legit.task import NO_GRADER_MESSAGE, legit
-from koblex_tasks.tasks.legit.verdicts import load_verdicts
 
 SCORE_KEY = LEGIT.ranking  # "legit_score"
 

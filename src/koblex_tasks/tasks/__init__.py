@@ -9,9 +9,9 @@
 Importing this package registers the built-in specs; `benchmark_specs()` lists every registered one.
 """
 
+from koblex_tasks.benchmarks.koblex.spec import KOBLEX
+from koblex_tasks.benchmarks.legit.spec import LEGIT
 from koblex_tasks.spec import BenchmarkSpec, find_spec, registered_specs
-from koblex_tasks.tasks.koblex.spec import KOBLEX
-from koblex_tasks.tasks.legit.spec import LEGIT
 
 __all__ = ["KOBLEX", "LEGIT", "benchmark_specs", "spec_for_task"]
 

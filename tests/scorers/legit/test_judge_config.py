@@ -5,8 +5,8 @@ from pathlib import Path
 import pytest
 from inspect_ai.log import EvalLog
 
+from koblex_tasks.data.legit.dataset import read_legit_file
 from koblex_tasks.scorers.legit.rubric import rederive
-from koblex_tasks.tasks.legit.dataset import read_legit_file
 from koblex_tasks.tasks.legit.task import legit
 from tests.legit_helpers import CountingModel, ScriptedJudge, eval_one
 

@@ -2,9 +2,9 @@
 
 from pathlib import Path
 
-from koblex_tasks.leaderboard.identity import RunIdentity
-from koblex_tasks.leaderboard.placement import corpus_of
-from koblex_tasks.tasks.koblex.spec import KOBLEX
+from koblex_tasks.benchmarks.koblex.spec import KOBLEX
+from koblex_tasks.logs.identity import RunIdentity
+from koblex_tasks.logs.placement import corpus_of
 from koblex_tasks.tasks.koblex.task import koblex
 
 

@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
+from koblex_tasks.data.koblex.dataset import koblex_dataset, load_koblex, record_to_sample
 from koblex_tasks.errors import DataError
-from koblex_tasks.tasks.koblex.dataset import koblex_dataset, load_koblex, record_to_sample
 
 
 def test_real_questions(shared_data: Path) -> None:
@@ -76,7 +76,7 @@ def test_hub_english_questions_take_article_identities(monkeypatch: pytest.Monke
     """lang=en reads the same hub dataset's `_eng` fields; against an article corpus the gold is article keys."""
     import datasets
 
-    from koblex_tasks.tasks.koblex.dataset import GoldIdentity
+    from koblex_tasks.data.koblex.dataset import GoldIdentity
     from tests.english_data import CARRIER, DAMAGES, QUASI, QUESTIONS, ROBBERY
 
     # the local datasets cache is still asked; the hub is not dialled

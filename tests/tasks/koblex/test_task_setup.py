@@ -10,14 +10,14 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai.model import ChatMessage, ChatMessageSystem, GenerateConfig, ModelOutput, get_model
 
 from koblex_tasks import hub
+from koblex_tasks.benchmarks.koblex.protocol import protocol_of, run_settings
+from koblex_tasks.benchmarks.koblex.spec import GENERATION, KOBLEX, PAPER_RERANKER
 from koblex_tasks.hub import HubUnavailableError, load_hub_rows
 from koblex_tasks.prompts import load_prompt
 from koblex_tasks.providers.koblexmock import scripted_reply, usage_for
 from koblex_tasks.solvers import parser, standard_prompting
 from koblex_tasks.tasks.koblex import checks
 from koblex_tasks.tasks.koblex.checks import SetupError
-from koblex_tasks.tasks.koblex.protocol import protocol_of, run_settings
-from koblex_tasks.tasks.koblex.spec import GENERATION, KOBLEX, PAPER_RERANKER
 from koblex_tasks.tasks.koblex.task import koblex
 from tests.inspect_cli import inspect_eval_cli
 

@@ -68,7 +68,7 @@ def test_eval_of_the_registry_task_without_grader_raises_once(tiny_legit: Path, 
 
 
 def test_eval_of_the_registry_task_with_grader_runs(tiny_legit: Path, tmp_path: Path) -> None:
-    from koblex_tasks.tasks.legit.dataset import read_legit_file
+    from koblex_tasks.data.legit.dataset import read_legit_file
 
     judge = ScriptedJudge(read_legit_file(tiny_legit), {})
     [log] = inspect_eval(

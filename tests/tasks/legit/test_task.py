@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 from inspect_ai import eval as inspect_eval
 
+from koblex_tasks.data.legit.dataset import read_legit_file
 from koblex_tasks.scorers.metrics import metric_values
-from koblex_tasks.tasks.legit.dataset import read_legit_file
 from koblex_tasks.tasks.legit.task import legit
 from tests.legit_helpers import CountingModel, ScriptedJudge
 

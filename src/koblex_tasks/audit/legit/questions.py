@@ -24,8 +24,8 @@ import numpy as np
 
 from koblex_tasks.audit.agreement import Estimate
 from koblex_tasks.audit.legit.labels import LabellerSet, UnitLabels
+from koblex_tasks.benchmarks.legit.issues import ROOT_ID, issue_path
 from koblex_tasks.scorers.legit.arithmetic import Verdict, rubric_score
-from koblex_tasks.tasks.legit.issues import ROOT_ID, issue_path
 
 __all__ = ["QuestionScores", "StoredDifferences", "official_script_alpha", "recompute_questions"]
 

@@ -12,7 +12,7 @@ from inspect_ai.log import EvalSample
 from inspect_ai.solver import TaskState
 from inspect_ai.util import store_as
 
-from koblex_tasks.tasks.koblex.evidence import AnswerRule, ProvisionEvidence
+from koblex_tasks.benchmarks.koblex.evidence import AnswerRule, ProvisionEvidence
 
 RULE_STORE_KEY = f"{ProvisionEvidence.__name__}:answer_rule"  # how a log's `sample.store` names the rule
 

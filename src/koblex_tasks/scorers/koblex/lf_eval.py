@@ -34,6 +34,7 @@ from inspect_ai.model import ChatMessage, ChatMessageUser, GenerateConfig, Model
 from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import TaskState
 
+from koblex_tasks.benchmarks.koblex.spec import KOBLEX, LF_EVAL
 from koblex_tasks.judge_role import GRADER_ROLE
 from koblex_tasks.scorers.judge import JudgeConfig, total_usage
 from koblex_tasks.scorers.koblex.lf_eval_parse import Variant, parse_score
@@ -41,7 +42,6 @@ from koblex_tasks.scorers.koblex.lf_eval_prompt import Language, judge_prompt, r
 from koblex_tasks.scorers.koblex.lf_eval_record import derive, logprobs_record
 from koblex_tasks.scorers.koblex.lf_eval_weights import clean_token, score_distribution
 from koblex_tasks.scorers.metrics import value_metrics
-from koblex_tasks.tasks.koblex.spec import KOBLEX, LF_EVAL
 
 __all__ = ["clean_token", "lf_eval", "parse_score", "rederive", "score_distribution"]
 

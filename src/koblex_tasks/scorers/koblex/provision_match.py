@@ -22,10 +22,10 @@ from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import TaskState
 from inspect_ai.util import store_as
 
+from koblex_tasks.benchmarks.koblex.evidence import ProvisionEvidence
+from koblex_tasks.benchmarks.koblex.spec import KOBLEX, PROVISION_MATCH
 from koblex_tasks.corpus.provision import PARAGRAPH
 from koblex_tasks.scorers.metrics import value_metrics
-from koblex_tasks.tasks.koblex.evidence import ProvisionEvidence
-from koblex_tasks.tasks.koblex.spec import KOBLEX, PROVISION_MATCH
 
 KEYS = PROVISION_MATCH.keys  # precision, recall, F1, EM
 _STORE = ProvisionEvidence.__name__

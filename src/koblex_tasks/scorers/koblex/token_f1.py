@@ -17,11 +17,11 @@ from inspect_ai.log import EvalSample
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer
 from inspect_ai.solver import TaskState
 
+from koblex_tasks.benchmarks.koblex.spec import KOBLEX, TOKEN_F1
 from koblex_tasks.scorers.koblex.answer import extract_answer, sample_answer
 from koblex_tasks.scorers.koblex.text import scored_answer
 from koblex_tasks.scorers.koblex.text import token_f1 as f1_parts
 from koblex_tasks.scorers.metrics import value_metrics
-from koblex_tasks.tasks.koblex.spec import KOBLEX, TOKEN_F1
 
 
 @dataclass(frozen=True)

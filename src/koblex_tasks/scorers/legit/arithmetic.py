@@ -30,8 +30,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from koblex_tasks.tasks.legit.issues import ROOT_ID, is_ancestor
-from koblex_tasks.tasks.legit.spec import CORRECTNESS_POINTS, COVERAGE_POINTS, FINAL_ORDER_POINTS
+from koblex_tasks.benchmarks.legit.issues import ROOT_ID, is_ancestor
+from koblex_tasks.benchmarks.legit.spec import CORRECTNESS_POINTS, COVERAGE_POINTS, FINAL_ORDER_POINTS
 
 RULES: tuple[str, ...] = ("paper", "official")
 # One line per rule, for reports that must say which rule produced a figure.

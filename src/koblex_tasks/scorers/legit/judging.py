@@ -18,10 +18,10 @@ from typing import Any
 
 from inspect_ai.model import CachePolicy, ChatMessageUser, Model, ModelUsage
 
+from koblex_tasks.benchmarks.legit.issues import Issue
 from koblex_tasks.prompts import load_prompt
 from koblex_tasks.scorers.judge import JudgeConfig
 from koblex_tasks.scorers.legit.arithmetic import Verdict, label_record
-from koblex_tasks.tasks.legit.issues import Issue
 
 JUDGE_PROMPT = "legit/judge"
 

@@ -25,6 +25,8 @@ from inspect_ai.log import EvalSample
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer
 from inspect_ai.solver import TaskState
 
+from koblex_tasks.benchmarks.legit.issues import Issue, issues_from_metadata
+from koblex_tasks.benchmarks.legit.spec import LEGIT, LEGIT_RUBRIC
 from koblex_tasks.judge_role import GRADER_ROLE
 from koblex_tasks.prompts import load_prompt
 from koblex_tasks.scorers.judge import JudgeConfig, total_usage
@@ -46,8 +48,6 @@ from koblex_tasks.scorers.legit.judging import (
 from koblex_tasks.scorers.legit.metrics import pooled
 from koblex_tasks.scorers.legit.verdicts import REPLAYED_KEY, issue_metadata, read_row, stored_check
 from koblex_tasks.scorers.metrics import value_metrics
-from koblex_tasks.tasks.legit.issues import Issue, issues_from_metadata
-from koblex_tasks.tasks.legit.spec import LEGIT, LEGIT_RUBRIC
 
 __all__ = [
     "DEFAULT_JUDGE_TEMPERATURE",

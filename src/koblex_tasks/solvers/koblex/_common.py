@@ -23,12 +23,12 @@ from inspect_ai.model._generate_config import active_generate_config
 from inspect_ai.solver import Generate, TaskState
 from inspect_ai.util import store_as
 
+from koblex_tasks.benchmarks.koblex.evidence import OFFICIAL_ANSWER, AnswerRule, ProvisionEvidence
+from koblex_tasks.benchmarks.koblex.spec import GENERATION, KOBLEX
 from koblex_tasks.corpus.provision import Provision
 from koblex_tasks.corpus.retriever import Retriever
 from koblex_tasks.prompts import Prompt
 from koblex_tasks.solvers.common import recorded_prompt
-from koblex_tasks.tasks.koblex.evidence import OFFICIAL_ANSWER, AnswerRule, ProvisionEvidence
-from koblex_tasks.tasks.koblex.spec import GENERATION, KOBLEX
 
 RERANK_DEPTH = 100  # BM25 candidates a reranker picks from
 GENERATION_METADATA_KEY = "generation"  # sample metadata: {"chat_format": ..., "max_tokens": {stage: n}}

@@ -35,6 +35,7 @@ from inspect_ai.model import (
 )
 from inspect_ai.solver import TaskState
 
+from koblex_tasks.benchmarks.koblex.evidence import AnswerRule, ProvisionEvidence, cut_at_stop
 from koblex_tasks.corpus.retriever import Retriever
 from koblex_tasks.prompts import Prompt
 from koblex_tasks.solvers.common import sample_retriever
@@ -45,7 +46,6 @@ from koblex_tasks.solvers.koblex._common import (
     official_question,
     top_provisions,
 )
-from koblex_tasks.tasks.koblex.evidence import AnswerRule, ProvisionEvidence, cut_at_stop
 
 SENTENCE_STOPS = [".", "!", "?"]  # the official ST_STOP: one reasoning sentence per call
 LOGPROBS_PROVIDERS = "openai, openai-api/*, vllm, sglang, hf, together, grok or google"

@@ -29,6 +29,7 @@ Deviations from the official code:
 
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
+from koblex_tasks.benchmarks.koblex.evidence import AnswerRule, after_marker
 from koblex_tasks.solvers.common import require_positive
 from koblex_tasks.solvers.koblex._multihop import (
     Completion,
@@ -37,7 +38,6 @@ from koblex_tasks.solvers.koblex._multihop import (
     force_final,
     interleaved_reasoning,
 )
-from koblex_tasks.tasks.koblex.evidence import AnswerRule, after_marker
 
 FINAL = "So the answer is:"
 MASK = "_"

@@ -23,6 +23,7 @@ Deviations from the official code:
 
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
+from koblex_tasks.benchmarks.koblex.evidence import AnswerRule
 from koblex_tasks.solvers.common import require_positive
 from koblex_tasks.solvers.koblex._multihop import (
     Completion,
@@ -31,7 +32,6 @@ from koblex_tasks.solvers.koblex._multihop import (
     force_final,
     interleaved_reasoning,
 )
-from koblex_tasks.tasks.koblex.evidence import AnswerRule
 
 FINAL = "So the final answer is:"
 IRCOT = MultihopMethod("ircot", prompt_prefix="ircot", prompts=("system", "step"))

@@ -26,6 +26,7 @@ import re
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import collect
 
+from koblex_tasks.benchmarks.koblex.evidence import OFFICIAL_ANSWER, ProvisionEvidence, after_marker
 from koblex_tasks.corpus.provision import Provision
 from koblex_tasks.corpus.retriever import Hit, Retriever
 from koblex_tasks.solvers.common import require_positive, sample_retriever
@@ -37,7 +38,6 @@ from koblex_tasks.solvers.koblex._common import (
     join_provisions,
     official_question,
 )
-from koblex_tasks.tasks.koblex.evidence import OFFICIAL_ANSWER, ProvisionEvidence, after_marker
 
 logger = logging.getLogger(__name__)
 

@@ -29,6 +29,7 @@ Deviations from the official code:
 
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
+from koblex_tasks.benchmarks.koblex.evidence import AnswerRule
 from koblex_tasks.solvers.common import require_positive
 from koblex_tasks.solvers.koblex._multihop import (
     MultihopMethod,
@@ -40,7 +41,6 @@ from koblex_tasks.solvers.koblex._multihop import (
     post_order,
     tokens_after,
 )
-from koblex_tasks.tasks.koblex.evidence import AnswerRule
 
 FINAL = "So the answer is:"
 PROBTREE = MultihopMethod(

@@ -2,11 +2,11 @@
 
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
+from koblex_tasks.data.koblex.alignment import align_released_file
+from koblex_tasks.data.koblex.released import infer_method_and_model
 from koblex_tasks.errors import DataError
 from koblex_tasks.solvers.common import replayed_output
 from koblex_tasks.solvers.koblex._common import evidence
-from koblex_tasks.tasks.koblex.alignment import align_released_file
-from koblex_tasks.tasks.koblex.released import infer_method_and_model
 
 
 @solver
@@ -16,10 +16,10 @@ def replay(
     """Use the answer (and provisions) the file holds for each question instead of calling a model.
 
     The file is aligned to the questions when the solver is built, before any sample runs (rules in
-    `koblex_tasks.tasks.koblex.alignment`); each sample's metadata `replay` records the row and the rule.
+    `koblex_tasks.data.koblex.alignment`); each sample's metadata `replay` records the row and the rule.
 
     Args:
-        file: a released KoBLEX prediction file (see `koblex_tasks.tasks.koblex.released`).
+        file: a released KoBLEX prediction file (see `koblex_tasks.data.koblex.released`).
         method: the method that produced it (default: inferred from the file name).
         model_name: the model that produced it (default: inferred from the file name).
         data: the questions JSONL the task reads (default: the published dataset); pass the task's `data`.

@@ -29,9 +29,9 @@ Deviations from the official code:
 
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
+from koblex_tasks.benchmarks.koblex.evidence import AnswerRule
 from koblex_tasks.solvers.common import require_positive
 from koblex_tasks.solvers.koblex._multihop import SENTENCE_STOPS, MultihopMethod, MultihopRun
-from koblex_tasks.tasks.koblex.evidence import AnswerRule
 
 SELF_ASK = MultihopMethod(
     "self_ask", prompt_prefix="selfask", prompts=("system", "answer", "question"), max_tokens=2000

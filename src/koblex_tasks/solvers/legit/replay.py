@@ -2,9 +2,9 @@
 
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
+from koblex_tasks.data.legit.responses import infer_model_name, load_responses
 from koblex_tasks.solvers.common import replayed_output
 from koblex_tasks.solvers.legit._common import released_row
-from koblex_tasks.tasks.legit.responses import infer_model_name, load_responses
 
 
 @solver

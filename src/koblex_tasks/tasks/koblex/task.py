@@ -22,10 +22,20 @@ from inspect_ai.solver import Solver
 from inspect_ai.solver._constants import SOLVER_ALL_PARAMS_ATTR
 
 from koblex_tasks import __version__
+from koblex_tasks.benchmarks.koblex.protocol import paper_reranker, protocol_of, run_settings
+from koblex_tasks.benchmarks.koblex.spec import GENERATION, KOBLEX
 from koblex_tasks.corpus.dense import DEFAULT_DENSE_MODEL
 from koblex_tasks.corpus.retriever import RETRIEVAL_MODES, RetrieverSettings, get_retriever
 from koblex_tasks.corpus.statutes import STATUTE_HF_REVISION
 from koblex_tasks.corpus.tokenizers import TOKENIZERS
+from koblex_tasks.data.koblex.dataset import (
+    KOBLEX_HF_REVISION,
+    LANG_SUFFIX,
+    hop_counts,
+    koblex_dataset,
+    load_koblex,
+)
+from koblex_tasks.data.koblex.language import gold_identity
 from koblex_tasks.errors import DataError
 from koblex_tasks.hub import HubUnavailableError
 from koblex_tasks.judge_role import built_by_eval, grader_bound
@@ -41,16 +51,6 @@ from koblex_tasks.tasks.koblex.checks import (
     check_reranker,
     check_unknown_args,
 )
-from koblex_tasks.tasks.koblex.dataset import (
-    KOBLEX_HF_REVISION,
-    LANG_SUFFIX,
-    hop_counts,
-    koblex_dataset,
-    load_koblex,
-)
-from koblex_tasks.tasks.koblex.language import gold_identity
-from koblex_tasks.tasks.koblex.protocol import paper_reranker, protocol_of, run_settings
-from koblex_tasks.tasks.koblex.spec import GENERATION, KOBLEX
 
 TASK_VERSION = KOBLEX.version
 PAPER = KOBLEX.paper_protocol

@@ -19,8 +19,13 @@ from inspect_ai.solver import Solver
 
 import koblex_tasks.providers.replay  # noqa: F401  (the `replay/<judge>` label of replayed verdicts)
 from koblex_tasks import __version__
+from koblex_tasks.benchmarks.legit.issues import DIFFICULTIES
+from koblex_tasks.benchmarks.legit.spec import LEGIT
 from koblex_tasks.corpus.retriever import RetrieverSettings
 from koblex_tasks.corpus.statutes import STATUTE_HF_REVISION
+from koblex_tasks.data.legit.dataset import LEGIT_COMMIT, LegitData, LegitRecord, legit_dataset, load_legit
+from koblex_tasks.data.legit.responses import load_responses
+from koblex_tasks.data.legit.verdicts import VerdictFile, check_docs_known, load_verdicts
 from koblex_tasks.errors import DataError
 from koblex_tasks.judge_role import built_by_eval, grader_bound, judge_required_message
 from koblex_tasks.scorers.legit.arithmetic import RULES
@@ -35,11 +40,6 @@ from koblex_tasks.tasks.legit.checks import (
     check_choice,
     check_choices,
 )
-from koblex_tasks.tasks.legit.dataset import LEGIT_COMMIT, LegitData, LegitRecord, legit_dataset, load_legit
-from koblex_tasks.tasks.legit.issues import DIFFICULTIES
-from koblex_tasks.tasks.legit.responses import load_responses
-from koblex_tasks.tasks.legit.spec import LEGIT
-from koblex_tasks.tasks.legit.verdicts import VerdictFile, check_docs_known, load_verdicts
 
 TASK_VERSION = LEGIT.version
 NO_GRADER_MESSAGE = judge_required_message(LEGIT.title, LEGIT.task, LEGIT.judge_role)

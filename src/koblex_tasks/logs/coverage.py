@@ -11,9 +11,9 @@ from dataclasses import dataclass
 
 from inspect_ai.log import EvalLog, EvalSample
 
-from koblex_tasks.leaderboard.identity import RunIdentity
-from koblex_tasks.leaderboard.rejection import Problems
-from koblex_tasks.leaderboard.text import printable
+from koblex_tasks.logs.identity import RunIdentity
+from koblex_tasks.logs.rejection import Problems
+from koblex_tasks.text import printable
 from koblex_tasks.spec import ids_sha256
 
 

@@ -9,7 +9,7 @@ with (a `--solver` given on the command line replaces the solver after the task 
 from collections.abc import Mapping
 from typing import Any
 
-from koblex_tasks.tasks.koblex.spec import GENERATION, KOBLEX, PAPER_RERANKER
+from koblex_tasks.benchmarks.koblex.spec import GENERATION, KOBLEX, PAPER_RERANKER
 
 SOLVER_SETTINGS = ("k", "l", "official_selection_bug")  # ParSeR's own protocol settings
 NOT_RUN_SETTINGS = ("judge",)  # protocol facts that are not a setting of the run (LF-Eval's grader role)

@@ -1,7 +1,7 @@
 """LEGIT's spec: the task's facts in one place (see `koblex_tasks.spec`)."""
 
+from koblex_tasks.benchmarks.legit.methods import LEGIT_GRID
 from koblex_tasks.spec import BenchmarkSpec, ScorerSpec, StratumSpec, ValueSpec, register_benchmark
-from koblex_tasks.tasks.legit.methods import LEGIT_GRID
 
 # The rubric's points: 5 for the final order, 2 spread over issue coverage, 3 over issue correctness.
 FINAL_ORDER_POINTS = 5.0

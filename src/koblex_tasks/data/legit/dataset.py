@@ -14,9 +14,7 @@ from typing import Any
 
 from inspect_ai.dataset import MemoryDataset, Sample
 
-from koblex_tasks.corpus.cache import cache_root, file_sha256
-from koblex_tasks.errors import DataError
-from koblex_tasks.tasks.legit.issues import (
+from koblex_tasks.benchmarks.legit.issues import (
     DIFFICULTIES,
     ROOT_ID,
     Claim,
@@ -25,8 +23,10 @@ from koblex_tasks.tasks.legit.issues import (
     issue_path,
     parent_id,
 )
-from koblex_tasks.tasks.legit.rows import read_by_doc
-from koblex_tasks.tasks.legit.spec import LEGIT
+from koblex_tasks.benchmarks.legit.spec import LEGIT
+from koblex_tasks.corpus.cache import cache_root, file_sha256
+from koblex_tasks.data.legit.rows import read_by_doc
+from koblex_tasks.errors import DataError
 
 LEGIT_REPO = "jinulee-v/LEGIT"
 LEGIT_COMMIT = "1defd44082d3c221841ecf7c7c3d5a3fb5b61fdc"
@@ -240,7 +240,7 @@ def fetch_legit_test(url: str = LEGIT_TEST_URL) -> tuple[Path, list[str]]:
     record.write_text(actual + "\n", encoding="utf-8")
     message = (
         f"LEGIT test split downloaded from {url} with SHA-256 {actual}; no checksum is pinned yet: set "
-        "koblex_tasks.tasks.legit.dataset.LEGIT_TEST_SHA256 to this value once it has been checked"
+        "koblex_tasks.data.legit.dataset.LEGIT_TEST_SHA256 to this value once it has been checked"
     )
     warnings.warn(message, stacklevel=2)
     notes.append(message)

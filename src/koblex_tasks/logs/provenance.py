@@ -10,11 +10,11 @@ from typing import Any
 
 from inspect_ai.log import EvalLog
 
-from koblex_tasks.leaderboard.coverage import Coverage
-from koblex_tasks.leaderboard.identity import RunIdentity
-from koblex_tasks.leaderboard.placement import Placement
-from koblex_tasks.leaderboard.scores import ScoreTable
-from koblex_tasks.leaderboard.text import clip_name, printable
+from koblex_tasks.logs.coverage import Coverage
+from koblex_tasks.logs.identity import RunIdentity
+from koblex_tasks.logs.placement import Placement
+from koblex_tasks.logs.scores import ScoreTable
+from koblex_tasks.text import clip_name, printable
 
 
 def jsonable(value: Any, where: str = "", warnings: list[str] | None = None) -> Any:

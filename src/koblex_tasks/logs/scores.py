@@ -7,8 +7,8 @@ from typing import Any
 
 from inspect_ai.log import EvalSample
 
-from koblex_tasks.leaderboard.identity import RunIdentity
-from koblex_tasks.leaderboard.rejection import Problems
+from koblex_tasks.logs.identity import RunIdentity
+from koblex_tasks.logs.rejection import Problems
 from koblex_tasks.spec import ScorerSpec
 
 ScoreRow = tuple[str, int, str, float | None]  # (sample id, epoch, value key, value or None = unscored)

@@ -27,10 +27,10 @@ from typing import Any
 from inspect_ai.log import EvalLog, EvalSample
 from inspect_ai.scorer import Score
 
-from koblex_tasks.leaderboard.identity import RunIdentity
-from koblex_tasks.leaderboard.rejection import Problems
-from koblex_tasks.leaderboard.scores import score_values
-from koblex_tasks.leaderboard.text import printable
+from koblex_tasks.logs.identity import RunIdentity
+from koblex_tasks.logs.rejection import Problems
+from koblex_tasks.logs.scores import score_values
+from koblex_tasks.text import printable
 from koblex_tasks.spec import ScorerSpec
 
 Rederive = Callable[[EvalSample, Score, Mapping[str, Any]], Mapping[str, float | None]]

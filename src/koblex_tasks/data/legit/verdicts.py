@@ -17,10 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from koblex_tasks.corpus.cache import file_sha256
+from koblex_tasks.data.legit.responses import RELEASE_PREFIX, response_fields
+from koblex_tasks.data.legit.rows import read_by_doc
 from koblex_tasks.errors import DataError
 from koblex_tasks.jsonl import read_once
-from koblex_tasks.tasks.legit.responses import RELEASE_PREFIX, response_fields
-from koblex_tasks.tasks.legit.rows import read_by_doc
 
 EVALUATOR_INFIX = "_evaluator_"
 

@@ -5,7 +5,7 @@ from typing import Any
 
 from inspect_ai.log import EvalLog
 
-from koblex_tasks.leaderboard.rejection import Problems
+from koblex_tasks.logs.rejection import Problems
 from koblex_tasks.spec import BenchmarkSpec
 from koblex_tasks.tasks import benchmark_specs, spec_for_task
 

@@ -14,8 +14,8 @@ from pathlib import Path
 
 from inspect_ai.log import EvalLog, EvalSample, read_eval_log
 
-from koblex_tasks.leaderboard.archive import ArchiveRefused, ReadLimits, check_archive
-from koblex_tasks.leaderboard.rejection import SubmissionRejected
+from koblex_tasks.logs.archive import ArchiveRefused, ReadLimits, check_archive
+from koblex_tasks.logs.rejection import SubmissionRejected
 
 __all__ = ["ReadLimits", "read_log"]
 

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from koblex_tasks.leaderboard.coverage import Coverage
-from koblex_tasks.leaderboard.identity import RunIdentity
+from koblex_tasks.logs.coverage import Coverage
+from koblex_tasks.logs.identity import RunIdentity
 from koblex_tasks.spec import BenchmarkSpec, ids_sha256
 
 UNVERIFIED = "unverified dataset"

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from koblex_tasks.tasks.legit.spec import DIFFICULTIES
+from koblex_tasks.benchmarks.legit.spec import DIFFICULTIES
 
 ROOT_ID = ""
 _ISSUE_ID = re.compile(r"^[1-9][0-9]*(\.[1-9][0-9]*)*$")

@@ -2,8 +2,8 @@
 
 from typing import Any
 
+from koblex_tasks.benchmarks.koblex.methods import KOBLEX_GRID
 from koblex_tasks.spec import BenchmarkSpec, ScorerSpec, StratumSpec, ValueSpec, register_benchmark
-from koblex_tasks.tasks.koblex.methods import KOBLEX_GRID
 
 PAPER_RERANKER = "dragonkue/bge-reranker-v2-m3-ko"  # the cross-encoder of the official scripts
 

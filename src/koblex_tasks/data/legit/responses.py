@@ -3,9 +3,9 @@
 from pathlib import Path
 from typing import Any
 
+from koblex_tasks.data.legit.rows import read_by_doc
 from koblex_tasks.errors import DataError
 from koblex_tasks.jsonl import read_once
-from koblex_tasks.tasks.legit.rows import read_by_doc
 
 RELEASE_PREFIX = "reasoning_tasks_"
 

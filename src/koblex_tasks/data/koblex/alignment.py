@@ -21,10 +21,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from koblex_tasks.data.koblex.dataset import load_koblex
+from koblex_tasks.data.koblex.released import ReleasedPrediction, load_released, question_key
 from koblex_tasks.errors import DataError
 from koblex_tasks.jsonl import FileSignature, file_signature
-from koblex_tasks.tasks.koblex.dataset import load_koblex
-from koblex_tasks.tasks.koblex.released import ReleasedPrediction, load_released, question_key
 
 Rule = Literal["text", "question", "order"]
 RULES: tuple[Rule, ...] = ("text", "question", "order")

@@ -12,8 +12,8 @@ import logging
 from typing import Any
 
 from koblex_tasks.corpus.provision import ARTICLE, PARAGRAPH
+from koblex_tasks.data.koblex.dataset import GoldIdentity, KoblexData, check_identity
 from koblex_tasks.errors import DataError, SetupError
-from koblex_tasks.tasks.koblex.dataset import GoldIdentity, KoblexData, check_identity
 
 logger = logging.getLogger(__name__)
 LANGUAGE_NAMES = {"ko": "Korean", "en": "English"}

@@ -1,0 +1,111 @@
+"""Every private Inspect name the package uses, in one place, so an Inspect upgrade is one file to check.
+
+Checked against inspect_ai 0.3.285 (`INSPECT_CHECKED`); `tests/test_inspect_compat.py` resolves each name
+below against the installed Inspect, so a move fails one test that names it instead of a run. Code elsewhere
+imports Inspect's public API only (`inspect_ai`, `inspect_ai.model`, `.solver`, `.scorer`, `.log`, ...).
+
+Names that may disappear are read defensively here (the caller gets a fallback, not an ImportError).
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from inspect_ai._util.error import PrerequisiteError
+from inspect_ai._util.registry import registry_info
+from inspect_ai.model import GenerateConfig, Model
+from inspect_ai.model._generate_config import active_generate_config
+from inspect_ai.model._model import active_model
+from inspect_ai.model._providers.mockllm import MockLLM
+from inspect_ai.solver._constants import SOLVER_ALL_PARAMS_ATTR
+
+INSPECT_CHECKED = "0.3.285"
+
+# Module and attribute of each private name read lazily below (the test resolves these too).
+EVAL_RUNNING = ("inspect_ai._eval.eval", "_eval_async_running")
+INIT_MODEL_ROLES = ("inspect_ai.model._model", "init_model_roles")
+PARSE_CLI_ARGS = ("inspect_ai._util.config", "parse_cli_args")
+ACTIVE_DISPLAY = ("inspect_ai._display.core.active", "display")
+INSPECT_EXCEPTHOOK_MODULE = "inspect_ai._util.error"  # where Inspect's CLI exception hook is defined
+
+__all__ = [
+    "ACTIVE_DISPLAY",
+    "EVAL_RUNNING",
+    "INIT_MODEL_ROLES",
+    "INSPECT_CHECKED",
+    "INSPECT_EXCEPTHOOK_MODULE",
+    "PARSE_CLI_ARGS",
+    "MockLLM",
+    "PrerequisiteError",
+    "active_generate_config",
+    "active_model",
+    "display_print",
+    "eval_running",
+    "parse_cli_args",
+    "registry_name",
+    "set_model_roles",
+    "solver_params",
+]
+
+
+def _lookup(where: tuple[str, str]) -> Any | None:
+    """A private attribute by module and name; None when it moved."""
+    module, name = where
+    try:
+        return getattr(importlib.import_module(module), name, None)
+    except ImportError:
+        return None
+
+
+def eval_running() -> bool | None:
+    """Is an `eval()` running now (Inspect's private flag)? None when the flag is not there to read."""
+    running = _lookup(EVAL_RUNNING)
+    return None if running is None else bool(running)
+
+
+def registry_name(obj: object) -> str | None:
+    """The registry name of a registered solver/scorer/task object, None if it is not registered."""
+    try:
+        return str(registry_info(obj).name)
+    except ValueError:
+        return None
+
+
+def solver_params(solver: object) -> dict[str, Any]:
+    """The arguments (defaults included) a registered solver was built with."""
+    return dict(getattr(solver, SOLVER_ALL_PARAMS_ATTR, {}) or {})
+
+
+def set_model_roles(roles: Mapping[str, Model | list[Model]]) -> bool:
+    """Make `roles` the active model roles (as `eval()` does before building tasks); False if not possible."""
+    init = _lookup(INIT_MODEL_ROLES)
+    if init is None:  # pragma: no cover - the private setter moved
+        return False
+    init(dict(roles))
+    return True
+
+
+def parse_cli_args(pairs: tuple[str, ...]) -> dict[str, Any] | None:
+    """`NAME=VALUE` pairs parsed exactly as `inspect eval -T` parses them; None when the parser moved."""
+    parse: Callable[[tuple[str, ...]], Mapping[str, Any]] | None = _lookup(PARSE_CLI_ARGS)
+    return None if parse is None else dict(parse(pairs))
+
+
+def display_print(line: str) -> bool:
+    """Print through Inspect's active display; False when there is none (the caller prints plainly)."""
+    display = _lookup(ACTIVE_DISPLAY)
+    if display is None:
+        return False
+    try:
+        display().print(line)
+    except Exception:  # the display is not running
+        return False
+    return True
+
+
+def generate_config_sets_max_tokens(model: Model) -> bool:
+    """Did the run itself set max_tokens (`--max-tokens`, the task's or the model's config)?"""
+    config: GenerateConfig = active_generate_config()
+    return config.max_tokens is not None or model.config.max_tokens is not None

@@ -1,0 +1,1 @@
+"""LEGIT's declarations: spec and method grid, the legal issue trees."""

@@ -1,0 +1,1 @@
+"""KoBLEX data: questions, released predictions and their alignment, the English schema."""

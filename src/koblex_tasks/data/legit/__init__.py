@@ -1,0 +1,1 @@
+"""LEGIT data: test records with their issue trees, released responses and judge verdicts."""
