@@ -61,7 +61,7 @@ def run_once(data: Path, max_tasks: int, limit: int, connections: int) -> tuple[
     from koblex_tasks.grid.build import build_tasks
     from koblex_tasks.grid.plan import plan_grid
     from koblex_tasks.grid.run import run_grid
-    from koblex_tasks.tasks import KOBLEX
+    from koblex_tasks.benchmarks.koblex.spec import KOBLEX
 
     task_args = {
         "data": str(data / "koblex" / "koblex.jsonl"),

@@ -156,7 +156,7 @@ async def run_once(args, variant: str, connections: int, log_dir: str) -> dict:
     from inspect_ai.model import get_model
 
     from koblex_tasks.corpus.retriever import clear_retrievers
-    from koblex_tasks.solvers import parser
+    from koblex_tasks.solvers.koblex.parser import parser
     from koblex_tasks.tasks.koblex.task import koblex
 
     clear_retrievers()

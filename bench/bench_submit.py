@@ -60,7 +60,7 @@ def parser_log(given: str | None, tmp: Path) -> Path:
         for path in sorted(Path(reuse).glob("*.eval")):
             if read_eval_log(str(path), header_only=True).eval.solver_args.get("method") == "parser":
                 return path
-    from koblex_tasks.replay.koblex import run_replay
+    from koblex_tasks.tasks.koblex.replay import run_replay
 
     data = Path(os.environ["KOBLEX_SHARED_DATA"]) / "koblex"
     result = run_replay(

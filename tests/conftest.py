@@ -126,7 +126,7 @@ def tiny_questions(tmp_path: Path) -> Path:
 REUSE_ENV = "KOBLEX_LEADERBOARD_TEST_LOGS"
 WORKER = """
 import sys
-from koblex_tasks.replay.koblex import run_replay
+from koblex_tasks.tasks.koblex.replay import run_replay
 data, log_dir, files = sys.argv[1], sys.argv[2], sys.argv[3:]
 for f in files:
     run_replay(f, data=data, official=True, log_dir=log_dir)
@@ -198,7 +198,7 @@ def judged_log(tiny_questions: Path, tiny_corpus: Path, tmp_path: Path) -> str:
     from inspect_ai import eval as inspect_eval
     from inspect_ai.model import get_model
 
-    from koblex_tasks.solvers import standard_prompting
+    from koblex_tasks.solvers.koblex.standard_prompting import standard_prompting
     from koblex_tasks.tasks.koblex.task import koblex
 
     model = get_model("mockllm/model", custom_outputs=lambda *a: _answer())

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from koblex_tasks.errors import unknown_solver_line
+from koblex_tasks.cli.refusals import unknown_solver_line
 from tests.inspect_cli import inspect_eval_cli
 
 

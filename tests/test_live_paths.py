@@ -15,8 +15,8 @@ import pytest
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog
 
-from koblex_tasks.solvers import parser
 from koblex_tasks.solvers.koblex.flare import flare
+from koblex_tasks.solvers.koblex.parser import parser
 from koblex_tasks.tasks.koblex.task import koblex
 from tests.conftest import TINY_STATUTES, statute_key, tiny_question, write_jsonl
 

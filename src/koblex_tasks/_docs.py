@@ -66,10 +66,10 @@ def param_table(function: Callable[..., Any]) -> str:
 
 
 def tasks() -> dict[str, Callable[..., Any]]:
-    from koblex_tasks.tasks.koblex.task import koblex
-    from koblex_tasks.tasks.legit.task import legit
+    """Every registered benchmark's task functions, by name."""
+    from koblex_tasks.tasks import benchmarks
 
-    return {"koblex": koblex, "legit": legit}
+    return {fn.__name__: fn for b in benchmarks() for fn in b.tasks}
 
 
 def render(readme: str) -> str:

@@ -43,6 +43,7 @@ __all__ = [
     "active_model",
     "display_print",
     "eval_running",
+    "generate_config_sets_max_tokens",
     "parse_cli_args",
     "registry_name",
     "set_model_roles",
@@ -65,12 +66,13 @@ def eval_running() -> bool | None:
     return None if running is None else bool(running)
 
 
-def registry_name(obj: object) -> str | None:
-    """The registry name of a registered solver/scorer/task object, None if it is not registered."""
+def registry_name(obj: object, kind: str | None = None) -> str | None:
+    """The registry name of a registered solver/scorer/task object (of `kind`, when given); None if not."""
     try:
-        return str(registry_info(obj).name)
-    except ValueError:
+        info = registry_info(obj)
+    except (ValueError, AttributeError):
         return None
+    return str(info.name) if kind is None or info.type == kind else None
 
 
 def solver_params(solver: object) -> dict[str, Any]:

@@ -5,10 +5,10 @@ judge scorer and the LEGIT setup step check `grader_bound()` first: a model must
 """
 
 import contextvars
-import importlib
 
 from inspect_ai.model import model_roles
-from inspect_ai.model._model import active_model  # set while eval()/`inspect eval` builds registry tasks
+
+from koblex_tasks._inspect_compat import active_model, eval_running
 
 GRADER_ROLE = "grader"
 
@@ -40,8 +40,7 @@ def built_by_eval() -> bool:
     """
     if ROLES_SET_BY_BUILDER.get():
         return True
-    running = getattr(importlib.import_module("inspect_ai._eval.eval"), "_eval_async_running", None)
-    return active_model() is not None and running is not False
+    return active_model() is not None and eval_running() is not False
 
 
 def judge_required_message(title: str, task: str, role: str = GRADER_ROLE) -> str:

@@ -6,23 +6,21 @@ items are grouped by, the headline and ranking columns, the paper's protocol and
 official datasets. Code outside a benchmark's own folder never names the benchmark: it looks up its spec
 (`spec_for_task`) or loops over `benchmark_specs()`.
 
-Spec modules (`tasks/<benchmark>/spec.py`) are plain data: they import nothing of this package but this module,
-so every layer may read them without an import cycle. A new benchmark registers its spec with
-`register_benchmark` (the built-in ones are registered when `koblex_tasks.tasks` is imported).
+Spec modules (`benchmarks/<benchmark>/spec.py`) are plain data: they import nothing of this package but this
+module, so every layer may read them without an import cycle. A benchmark becomes known to the package
+through its `Benchmark` value at the wiring point (`koblex_tasks.tasks`), which holds its spec.
 """
 
 from __future__ import annotations
 
 import hashlib
 import math
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Literal
 
 ValueKind = Literal["continuous", "binary"]
-_HOOK = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_]\w*")
 ID_DIGEST_CHARS = 8  # hex characters of one sample id's digest (32 bits: a made-up id matches w.p. n / 2**32)
 
 
@@ -72,17 +70,8 @@ class ScorerSpec:
     values: tuple[ValueSpec, ...]
     judge: bool = False  # graded by a model bound to a role (the task's judge role)
     required: bool = True  # every leaderboard log must carry it
-    # How the leaderboard recomputes a logged value from what the log records: a "module:function" path,
-    # imported only when a log is checked (so spec modules stay plain data). The function's signature is
-    # `rederive(sample: EvalSample, score: Score, params: Mapping[str, Any]) -> dict[str, float | None]`
-    # (params: the scorer's logged arguments; None = unscored). None: the stored values are taken as logged.
-    rederive: str | None = None
-
-    def __post_init__(self) -> None:
-        if self.rederive is not None and not _HOOK.fullmatch(self.rederive):
-            raise ValueError(
-                f"{self.name}: rederive must read 'package.module:function', got {self.rederive!r}"
-            )
+    # How the leaderboard recomputes a logged value is the benchmark's (`Benchmark.rederive`, by scorer name);
+    # a scorer without one has its stored values taken as logged.
 
     @property
     def keys(self) -> tuple[str, ...]:
@@ -290,8 +279,8 @@ class ReleasedRuns:
     """Where the paper released its runs (`<folder>/<method>_<family>.jsonl` at a pinned commit).
 
     `commits` names the commit of files released later than `commit` (a file is fetched at its own commit).
-    `replay` is the `module:function` that turns a released file into a scored eval log; `shared_task_args`
-    the task arguments of the user's run it must be replayed with (same items, same scoring); `requires` the
+    A file is replayed by its benchmark's `Replay` (the wiring point); `shared_task_args` names the task
+    arguments of the user's run it must be replayed with (same items, same scoring); `requires` the
     task arguments (with their value, also when left at the default) without which the released runs are
     not comparable (e.g. their language).
     """
@@ -299,7 +288,6 @@ class ReleasedRuns:
     repo: str
     folder: str
     commit: str
-    replay: str
     commits: Mapping[str, str] = field(default_factory=dict)
     shared_task_args: tuple[str, ...] = ()
     requires: Args = field(default_factory=dict)
@@ -352,32 +340,3 @@ class MethodGrid:
     @property
     def table_methods(self) -> tuple[MethodSpec, ...]:
         return tuple(m for m in self.methods if m.in_table)
-
-
-_REGISTRY: dict[str, BenchmarkSpec] = {}
-
-
-def register_benchmark(spec: BenchmarkSpec) -> BenchmarkSpec:
-    """Make a benchmark known to the leaderboard, replay and CLI; re-registering the same spec is a no-op."""
-    known = _REGISTRY.get(spec.task)
-    if known is not None and known != spec:
-        raise ValueError(f"another spec is already registered for task {spec.task!r}")
-    _REGISTRY[spec.task] = spec
-    return spec
-
-
-def unregister_benchmark(task: str) -> None:
-    """Forget a registered spec (tests that add a toy benchmark clean up with this)."""
-    _REGISTRY.pop(task, None)
-
-
-def registered_specs() -> tuple[BenchmarkSpec, ...]:
-    """The specs registered so far, in registration order (see `koblex_tasks.tasks.benchmark_specs`)."""
-    return tuple(_REGISTRY.values())
-
-
-def find_spec(task: str) -> BenchmarkSpec | None:
-    """The spec of a task registry name (or of a short benchmark name), None if unknown."""
-    if task in _REGISTRY:
-        return _REGISTRY[task]
-    return next((s for s in _REGISTRY.values() if s.name == task), None)

@@ -200,7 +200,7 @@ def _unfinished(*args: object, **kwargs: object) -> None:
 def test_eval_that_did_not_finish_exits_1(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("koblex_tasks.replay.koblex.run_replay", _unfinished)
+    monkeypatch.setattr("koblex_tasks.tasks.koblex.replay.run_replay", _unfinished)
     code, out, err = run(capsys, "replay", str(tmp_path / "x.jsonl"), "--benchmark", "koblex")
     assert code == 1 and not out
     assert assert_one_error_line(err, "replay").endswith("did not finish: the model exploded")
@@ -208,7 +208,7 @@ def test_eval_that_did_not_finish_exits_1(
 
 def test_exit_codes_hold_in_standalone_mode(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """`koblex` run by click itself (not through `main`) exits with the same codes."""
-    monkeypatch.setattr("koblex_tasks.replay.koblex.run_replay", _unfinished)
+    monkeypatch.setattr("koblex_tasks.tasks.koblex.replay.run_replay", _unfinished)
     runner = CliRunner()
     assert runner.invoke(koblex, ["replay", "x.jsonl", "--benchmark", "koblex"]).exit_code == 1
     assert runner.invoke(koblex, ["replay", str(tmp_path / "none.jsonl")]).exit_code == 2

@@ -13,7 +13,7 @@ from koblex_tasks.grid.logs import cells_on, log_locations, read_records, sample
 from koblex_tasks.grid.page import html_page
 from koblex_tasks.grid.report import build_report
 from koblex_tasks.scorers.metrics import metric_values
-from koblex_tasks.tasks import KOBLEX
+from koblex_tasks.benchmarks.koblex.spec import KOBLEX
 from tests.grid.conftest import LIMIT, ResumedGrid, koblex_cli, methods_of
 
 RELEASED_NAME = {

@@ -17,6 +17,7 @@ from koblex_tasks.leaderboard.board import Settings, compute_all
 from koblex_tasks.leaderboard.plot import axis, common_prefix, forest, short_label
 from koblex_tasks.leaderboard.site import render_html, render_markdown
 from koblex_tasks.leaderboard.titles import board_title, distinct_titles
+from koblex_tasks.tasks import Benchmark, register_benchmark, unregister_benchmark
 from tests.leaderboard.fakes import LEGIT_KEY, FakeStore, legit_store
 
 KOBLEX_KEY = "koblex | lang=ko | dataset=a2557f4675c72a1af5cdea69245bb35af680c1637858d9c0fd5bf102b62abdff | corpus=partial | official scoring=True"
@@ -94,7 +95,7 @@ def flat(value: float | None) -> dict[str, float | None]:
 @pytest.fixture
 def ranked() -> Iterator[FakeStore]:
     """Five runs: three with errors (lower is better), two without; "first" is undefined for the best one."""
-    sp.register_benchmark(RANKED)
+    register_benchmark(Benchmark(spec=RANKED))
     tables = [
         {"errors": flat(3.0), "first": flat(0.9), "quality": flat(0.2)},
         {"errors": flat(1.0), "quality": flat(0.1)},  # the best on errors; no "first" column at all
@@ -103,7 +104,7 @@ def ranked() -> Iterator[FakeStore]:
         {"first": flat(0.8), "quality": flat(0.6)},
     ]
     yield FakeStore("rankbench", ITEMS, tables, names=["A", "B", "C", "D", "E"])
-    sp.unregister_benchmark(RANKED.task)
+    unregister_benchmark(RANKED.task)
 
 
 def test_default_rank_is_the_ranking_column_then_the_headline(ranked: FakeStore) -> None:

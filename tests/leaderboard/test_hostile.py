@@ -162,7 +162,7 @@ def test_legit_scores_are_rederived(legit_shared: Path, sample_file: Path, tmp_p
 
     if not hasattr(rubric, "rederive"):
         pytest.skip("koblex_tasks.scorers.legit.rubric:rederive is not written yet: LEGIT is not re-derived")
-    from koblex_tasks.replay.legit import run_verdict_replay
+    from koblex_tasks.tasks.legit.replay import run_verdict_replay
 
     released = next((legit_shared / "released_verdicts").glob("*.jsonl"))
     log = run_verdict_replay(str(released), data=str(sample_file), log_dir=str(tmp_path / "logs")).log

@@ -24,9 +24,8 @@ from koblex_tasks.spec import (
     ScorerSpec,
     StratumSpec,
     ValueSpec,
-    register_benchmark,
-    unregister_benchmark,
 )
+from koblex_tasks.tasks import Benchmark, register_benchmark, unregister_benchmark
 from tests.leaderboard.browser import chromium
 from tests.leaderboard.fakes import FakeStore
 
@@ -195,7 +194,7 @@ def toy_store(benchmark: str, n_runs: int = 3) -> FakeStore:
 
 @pytest.fixture
 def toy() -> Iterator[FakeStore]:
-    register_benchmark(TOY)
+    register_benchmark(Benchmark(spec=TOY))
     yield toy_store("toybench")
     unregister_benchmark(TOY.task)
 

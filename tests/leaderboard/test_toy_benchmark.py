@@ -3,7 +3,8 @@ and rendered. Everything the leaderboard knows about it comes from the spec regi
 
 The steps, as a new benchmark's author would take them:
 1. write the task (`toy`) and its scorer, which records `dataset_fingerprint` and `dataset_size`;
-2. declare its spec (scorer, value keys with ranges, stratum, headline) and `register_benchmark` it;
+2. declare its spec (scorer, value keys with ranges, stratum, headline) and register it as a `Benchmark`
+   (`register_benchmark(Benchmark(spec=TOY, tasks=(toy,)))`: the one line);
 3. run it with Inspect and `koblex leaderboard submit` / `build` the logs.
 """
 
@@ -28,9 +29,8 @@ from koblex_tasks.spec import (
     ScorerSpec,
     StratumSpec,
     ValueSpec,
-    register_benchmark,
-    unregister_benchmark,
 )
+from koblex_tasks.tasks import Benchmark, register_benchmark, unregister_benchmark
 
 TOY_SCORER = ScorerSpec(
     name="toy_match",
@@ -80,7 +80,7 @@ def toy() -> Task:
 
 @pytest.fixture
 def toy_registered() -> Iterator[BenchmarkSpec]:
-    register_benchmark(TOY)
+    register_benchmark(Benchmark(spec=TOY, tasks=(toy,)))
     yield TOY
     unregister_benchmark(TOY.task)
 

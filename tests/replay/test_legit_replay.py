@@ -9,8 +9,8 @@ from koblex_tasks.audit.legit.judge_labels import load_judge_labels_from_log
 from koblex_tasks.audit.legit.labels import labeller_from_records
 from koblex_tasks.data.legit.responses import infer_model_name, load_responses
 from koblex_tasks.errors import DataError
-from koblex_tasks.replay.legit import run_legit_replay
-from koblex_tasks.solvers.legit import legit_replay
+from koblex_tasks.solvers.legit.replay import legit_replay
+from koblex_tasks.tasks.legit.replay import run_legit_replay
 from koblex_tasks.tasks.legit.task import legit
 from tests.legit_helpers import ScriptedJudge, eval_one
 

@@ -10,11 +10,11 @@ from inspect_ai.log import EvalLog
 from koblex_tasks.cli import main
 from koblex_tasks.data.legit.verdicts import load_verdicts, split_verdict_name
 from koblex_tasks.errors import DataError
-from koblex_tasks.replay.legit import run_verdict_replay
 from koblex_tasks.scorers.legit.arithmetic import rubric_score
 from koblex_tasks.scorers.legit.rubric import REPLAYED_MODE, rederive
 from koblex_tasks.scorers.legit.verdicts import read_row
 from koblex_tasks.scorers.metrics import metric_values
+from koblex_tasks.tasks.legit.replay import run_verdict_replay
 
 EASY = "부산지방법원-2017구합23"  # ids "", 1, 1.1, 1.2
 BLOCKED = "서울중앙지방법원-2022가단24276"  # "1" covered but wrong: the official rule zeroes the root

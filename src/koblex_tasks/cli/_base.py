@@ -7,7 +7,6 @@ error into the one line `koblex <command>: error: <message>` and the exit code o
 
 from __future__ import annotations
 
-import importlib
 import json
 import sys
 import traceback
@@ -17,7 +16,7 @@ from typing import Any, NoReturn, TypeVar
 
 import click
 
-from koblex_tasks.errors import PrerequisiteError
+from koblex_tasks._inspect_compat import PrerequisiteError
 
 EXIT_OK = 0
 EXIT_FAILED = 1  # the input was read but refused or its run failed: a rejected log, an unfinished eval
@@ -144,7 +143,7 @@ class KoblexCommand(click.Command):
 class KoblexGroup(click.Group):
     """A group whose commands follow the rule; `lazy` names commands imported only when used.
 
-    `lazy` maps a command name to (`module:attribute`, its short help), so `koblex replay` does not import
+    `lazy` maps a command name to (a function that imports and returns it, its short help), so `koblex replay` does not import
     the audit's statistics stack and `koblex --help` lists the commands without importing any of them (a
     test checks each short help against its command's).
     """
@@ -152,7 +151,12 @@ class KoblexGroup(click.Group):
     command_class = KoblexCommand
     group_class = type  # subgroups are KoblexGroups too
 
-    def __init__(self, *args: Any, lazy: Mapping[str, tuple[str, str]] | None = None, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        *args: Any,
+        lazy: Mapping[str, tuple[Callable[[], click.Command], str]] | None = None,
+        **kwargs: Any,
+    ) -> None:
         super().__init__(*args, **kwargs)
         self.lazy = dict(lazy or {})
 
@@ -161,12 +165,7 @@ class KoblexGroup(click.Group):
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name in self.lazy and cmd_name not in self.commands:
-            target = self.lazy[cmd_name][0]
-            module, _, attr = target.partition(":")
-            command = getattr(importlib.import_module(module), attr)
-            if not isinstance(command, click.Command):
-                raise TypeError(f"{target} is not a click command")
-            self.add_command(command, cmd_name)
+            self.add_command(self.lazy[cmd_name][0](), cmd_name)
         return super().get_command(ctx, cmd_name)
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import click
 import yaml  # type: ignore[import-untyped]  # Inspect's dependency, without stubs here
 
+from koblex_tasks._inspect_compat import parse_cli_args
 from koblex_tasks.cli._base import (
     EXIT_FAILED,
     EXIT_OK,
@@ -57,17 +58,14 @@ def _yaml_pairs(pairs: Sequence[str]) -> dict[str, Any]:
 def parse_pairs(pairs: Sequence[str], option: str) -> dict[str, Any]:
     """`NAME=VALUE` pairs parsed exactly as `inspect eval -T` parses them.
 
-    Inspect's parser is private (`inspect_ai._util.config.parse_cli_args`): it is used when present, with
-    an equivalent YAML fallback, and only here.
+    Inspect's parser is private (`_inspect_compat.parse_cli_args`): it is used when present, with an
+    equivalent YAML fallback.
     """
     bad = [p for p in pairs if "=" not in p or not p.partition("=")[0]]
     if bad:
         raise click.UsageError(f"{option} {bad[0]!r}: expected NAME=VALUE")
-    try:
-        from inspect_ai._util.config import parse_cli_args
-    except ImportError:  # pragma: no cover - the private module moved
-        return _yaml_pairs(pairs)
-    return dict(parse_cli_args(tuple(pairs)))
+    parsed = parse_cli_args(tuple(pairs))
+    return _yaml_pairs(pairs) if parsed is None else parsed
 
 
 def model_roles(pairs: Sequence[str]) -> dict[str, str | list[str]]:

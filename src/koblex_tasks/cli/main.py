@@ -30,22 +30,38 @@ def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> 
         ctx.exit()
 
 
+def _judge_audit() -> click.Command:
+    from koblex_tasks.cli.audit import judge_audit
+
+    return judge_audit
+
+
+def _leaderboard() -> click.Command:
+    from koblex_tasks.cli.leaderboard import leaderboard
+
+    return leaderboard
+
+
+def _grid() -> click.Command:
+    from koblex_tasks.cli.grid import grid
+
+    return grid
+
+
+def _report() -> click.Command:
+    from koblex_tasks.cli.report import report
+
+    return report
+
+
 @click.group(
     cls=KoblexGroup,
     # the audit and leaderboard pull in the statistics stack: imported only when their command runs
     lazy={
-        "judge-audit": (
-            "koblex_tasks.cli.audit:judge_audit",
-            "Agreement between issue labellers (human and LLM judge).",
-        ),
-        "leaderboard": (
-            "koblex_tasks.cli.leaderboard:leaderboard",
-            "Submit logs, build the site, compare runs.",
-        ),
-        "grid": (
-            "koblex_tasks.cli.grid:grid",
-            "Run the paper's method grid resumably; report it beside the paper's runs.",
-        ),
+        "judge-audit": (_judge_audit, "Agreement between issue labellers (human and LLM judge)."),
+        "leaderboard": (_leaderboard, "Submit logs, build the site, compare runs."),
+        "grid": (_grid, "Run the paper's method grid resumably; report it beside the paper's runs."),
+        "report": (_report, "Analyses of finished logs (LEGIT error attribution)."),
     },
     context_settings={"help_option_names": ["-h", "--help"]},
     epilog=EXIT_CODES_HELP,

@@ -1,14 +1,14 @@
 """`koblex replay FILE` / `koblex replay --verdicts FILE`: released outputs as a scored Inspect eval log.
 
-The runners live in `koblex_tasks.replay`; this module only picks one, checks that a judge-scored benchmark
-has a judge (a released verdict file brings its own), and prints the headline (its last stdout line is one JSON
+Each benchmark's replay is its `Benchmark.replay` (the wiring point); this module only picks the benchmark
+whose file format the file has, checks that a judge-scored benchmark has a judge (a released verdict file
+brings its own), and prints the headline (its last stdout line is one JSON
 object, for scripts).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import click
@@ -16,92 +16,32 @@ import click
 from koblex_tasks.cli._base import KoblexCommand, RunFailed, argument, echo_json
 from koblex_tasks.errors import DataError
 from koblex_tasks.hub import HubUnavailableError
-from koblex_tasks.spec import BenchmarkSpec
-from koblex_tasks.tasks import benchmark_specs, spec_for_task
+from koblex_tasks.tasks import Benchmark, benchmarks, find_benchmark
+from koblex_tasks.tasks.benchmark import Replayed, ReplayRequest
 
 __all__ = ["detect_benchmark", "replay"]
 
 
-@dataclass(frozen=True)
-class ReplayArgs:
-    """The command line of `koblex replay`, as one value for the runners."""
-
-    file: str
-    data: str | None
-    grader: str | None
-    rule: str
-    official: bool
-    log_dir: str
-    method: str | None
-    model_name: str | None
-
-    def common(self) -> dict[str, Any]:
-        """The arguments every runner takes, under the same names."""
-        return {"file": self.file, "data": self.data, "log_dir": self.log_dir, "model_name": self.model_name}
-
-
-@dataclass(frozen=True)
-class Replayed:
-    """What a runner reports: the lines to print, then the headline means (printed last, as JSON)."""
-
-    lines: list[str]
-    headline: dict[str, float]
-
-
-def detect_benchmark(file: str) -> str:
-    """LEGIT response files have `doc_id`/`response`; KoBLEX prediction files have `question`/`answers`."""
+def _first_row(file: str) -> dict[str, Any]:
     from koblex_tasks.jsonl import read_jsonl
 
     for _, first in read_jsonl(file):
-        return "legit" if "doc_id" in first and "response" in first else "koblex"
+        return first
     raise DataError(file, None, "the file is empty")
 
 
-def _replay_koblex(args: ReplayArgs, spec: BenchmarkSpec) -> Replayed:
-    from koblex_tasks.replay.koblex import run_replay
-
-    result = run_replay(**args.common(), official=args.official, method=args.method, grader=args.grader)
-    summary = f"method: {result.method}  model: {result.model}  log: {result.log.location}"
-    # on the spec's display scale (x100 for F1 and EM, LF-Eval is already 0-100)
-    table = [f"  {name:<14} {spec.value(name).scale * value:6.2f}" for name, value in result.headline.items()]
-    return Replayed([summary, result.alignment_line, *table], result.headline)
+def replayable() -> list[Benchmark]:
+    return [b for b in benchmarks() if b.replay is not None]
 
 
-def _replay_legit(args: ReplayArgs, spec: BenchmarkSpec) -> Replayed:
-    from koblex_tasks.replay.legit import run_legit_replay
-    from koblex_tasks.replay.run import headline_means
-
-    log = run_legit_replay(**args.common(), grader=args.grader, rule=args.rule, official_script=args.official)
-    generator = (log.eval.metadata or {}).get("generator")
-    summary = f"benchmark: {spec.name}  generator: {generator}  log: {log.location}"
-    return Replayed([summary], headline_means(log, spec))
-
-
-def _replay_verdicts(args: ReplayArgs, spec: BenchmarkSpec) -> Replayed:
-    """A released LEGIT evaluator file: its own verdicts grade its responses (no judge is called)."""
-    from koblex_tasks.replay.legit import run_verdict_replay
-
-    result = run_verdict_replay(**args.common(), rule=args.rule, official_script=args.official)
-    summary = (
-        f"benchmark: {spec.name}  generator: {result.generator}  judge: {result.judge}  "
-        f"log: {result.log.location}"
-    )
-    return Replayed([summary, *result.lines()], result.headline)
-
-
-# The one place that knows which runner replays which benchmark (they take different arguments).
-RUNNERS: dict[str, Callable[[ReplayArgs, BenchmarkSpec], Replayed]] = {
-    "koblex": _replay_koblex,
-    "legit": _replay_legit,
-}
-
-
-def _has_verdicts(file: str) -> bool:
-    """Does the file's first row carry judge verdicts (a LEGIT evaluator file)?"""
-    from koblex_tasks.jsonl import read_jsonl
-
-    _, first = next(iter(read_jsonl(file)), (0, {}))
-    return "evaluation_result" in first
+def detect_benchmark(file: str) -> str:
+    """The benchmark whose released-file format the file's first row has."""
+    first = _first_row(file)
+    for benchmark in replayable():
+        if benchmark.replay is not None and benchmark.replay.owns(first):
+            return benchmark.name
+    known = ", ".join(b.name for b in replayable())
+    raise DataError(file, 1, f"not a released file of any benchmark ({known}): pass --benchmark")
 
 
 REPLAY_HUB_HINT = "pass a local questions JSONL instead (--data PATH)"
@@ -121,7 +61,7 @@ REPLAY_HUB_HINT = "pass a local questions JSONL instead (--data PATH)"
 )
 @click.option(
     "--benchmark",
-    type=click.Choice([s.name for s in benchmark_specs()]),
+    type=click.Choice([b.name for b in replayable()]),
     default=None,
     help="which benchmark the file belongs to (default: detected from its first line)",
 )
@@ -159,35 +99,33 @@ def replay(
 
     The last line printed is the headline means as one JSON object, for scripts.
     """
-    args = ReplayArgs(file, data, grader, rule, official, log_dir, method, model_name)
+    name = benchmark or detect_benchmark(file)
+    found = find_benchmark(name)
+    if found is None or found.replay is None:
+        raise click.UsageError(f"no replay for benchmark {name!r} (have {[b.name for b in replayable()]})")
+    row = _first_row(file)
     if verdicts:
-        if benchmark not in (None, "legit") or grader is not None:
+        if not found.replay.has_verdicts(row) or grader is not None:
             raise click.UsageError(
-                "--verdicts replays a LEGIT evaluator file with its own judge: no --grader"
+                "--verdicts replays a released evaluator file with its own judge's verdicts: no --grader"
             )
-        _run(_replay_verdicts, args, spec_for_task("legit"))
-        return
-    name = benchmark or detect_benchmark(args.file)
-    spec = spec_for_task(name)
-    runner = RUNNERS.get(name)
-    if spec is None or runner is None:
-        raise click.UsageError(f"no replay runner for benchmark {name!r} (have {sorted(RUNNERS)})")
-    if args.grader is None and spec.needs_judge:
-        hint = ", or --verdicts to grade it with its own released verdicts" if _has_verdicts(file) else ""
-        raise click.UsageError(
-            f"{spec.title} answers can only be scored by a judge: pass --grader <model>{hint}"
+    elif grader is None and found.spec.needs_judge:
+        hint = (
+            ", or --verdicts to grade it with its own released verdicts"
+            if found.replay.has_verdicts(row)
+            else ""
         )
-    _run(runner, args, spec)
+        raise click.UsageError(
+            f"{found.spec.title} answers can only be scored by a judge: pass --grader <model>{hint}"
+        )
+    request = ReplayRequest(file, data, grader, rule, official, log_dir, method, model_name, verdicts)
+    _run(found.replay.run, request)
 
 
-def _run(
-    runner: Callable[[ReplayArgs, BenchmarkSpec], Replayed], args: ReplayArgs, spec: BenchmarkSpec | None
-) -> None:
-    """Run a runner and print its lines, then the headline as the last line (one JSON object)."""
-    if spec is None:  # pragma: no cover - the built-in specs are always registered
-        raise click.UsageError("the LEGIT benchmark is not registered")
+def _run(runner: Callable[[ReplayRequest], Replayed], request: ReplayRequest) -> None:
+    """Run a replay and print its lines, then the headline as the last line (one JSON object)."""
     try:
-        replayed = runner(args, spec)
+        replayed = runner(request)
     except HubUnavailableError as exc:  # told with this command's flag, not the task's `-T data=`
         raise RunFailed(str(exc.with_hint(REPLAY_HUB_HINT))) from exc
     except RuntimeError as exc:  # the runners' "did not finish": the input was read, its eval failed

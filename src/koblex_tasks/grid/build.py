@@ -22,6 +22,7 @@ from inspect_ai import Task, task_with
 from inspect_ai.model import Model, get_model
 from inspect_ai.util import registry_create
 
+from koblex_tasks._inspect_compat import set_model_roles
 from koblex_tasks.grid.plan import PlannedRun
 from koblex_tasks.judge_role import ROLES_SET_BY_BUILDER
 from koblex_tasks.spec import BenchmarkSpec, MethodGrid
@@ -47,21 +48,17 @@ def grid_metadata(grid: MethodGrid, run: PlannedRun) -> dict[str, Any]:
 def with_roles(roles: Roles, build: Callable[[], T]) -> T:
     """`build()` with `roles` as the active model roles, in a copied context (nothing leaks out).
 
-    Inspect's setter (`init_model_roles`) is private: it is used only here; without it `build` runs as is
-    (a task then sees no judge while being built, and LEGIT's run-time check still refuses without one).
+    Inspect's setter is private (`_inspect_compat.set_model_roles`); without it `build` runs as is (a task
+    then sees no judge while being built, and LEGIT's run-time check still refuses without one).
     """
-    try:
-        from inspect_ai.model._model import init_model_roles
-    except ImportError:  # pragma: no cover - the private setter moved
-        return build()
 
     def run() -> T:
         bound: dict[str, Model | list[Model]] = {
             role: [get_model(m) for m in value] if isinstance(value, list) else get_model(value)
             for role, value in roles.items()
         }
-        init_model_roles(bound)
-        ROLES_SET_BY_BUILDER.set(True)
+        if set_model_roles(bound):
+            ROLES_SET_BY_BUILDER.set(True)
         return build()
 
     return contextvars.copy_context().run(run)

@@ -9,7 +9,6 @@ every test of the report. "consistent" means no metric differs after Holm, not t
 
 from __future__ import annotations
 
-import importlib
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -21,6 +20,7 @@ from inspect_ai.log import EvalLog
 from koblex_tasks import stats
 from koblex_tasks.grid.logs import RunRecord, log_locations, log_path, read_records
 from koblex_tasks.spec import ReleasedRuns, ValueSpec
+from koblex_tasks.tasks.benchmark import Replayed, ReplayRequest
 
 REPLAY_SUBDIR = "released"
 
@@ -100,32 +100,27 @@ def verdict(tests: Sequence[MetricTest]) -> str:
     return f"reproduction consistent (n={max(t.comparison.n_shared for t in tested)})"
 
 
-Runner = Callable[..., Any]
-
-
-def load_runner(target: str) -> Runner:
-    """`module:function` -> the function (the grid names its benchmark's replay runner as data)."""
-    module, _, name = target.partition(":")
-    runner = getattr(importlib.import_module(module), name)
-    if not callable(runner):
-        raise TypeError(f"{target} is not callable")
-    return runner
-
-
 @dataclass
 class Replays:
     """Released files replayed into `<log dir>/released/`, reusing a finished replay of the same file."""
 
     source: ReleasedRuns
+    run: Callable[[ReplayRequest], Replayed]  # the benchmark's replay (`Benchmark.replay.run`)
     log_dir: Path
     known: list[RunRecord]
     judge: str | None = None  # also judge the released answers with this model (when the runner can)
 
     @classmethod
-    def open(cls, source: ReleasedRuns, log_dir: str | Path, judge: str | None = None) -> Replays:
+    def open(
+        cls,
+        source: ReleasedRuns,
+        run: Callable[[ReplayRequest], Replayed],
+        log_dir: str | Path,
+        judge: str | None = None,
+    ) -> Replays:
         directory = Path(log_dir) / REPLAY_SUBDIR
         known = [r for r in read_records(log_locations(directory)) if r.replay_file]
-        return cls(source, directory, known, judge if source.judge_arg else None)
+        return cls(source, run, directory, known, judge if source.judge_arg else None)
 
     def shared_args(self, run: RunRecord) -> dict[str, Any]:
         return {k: run.task_args[k] for k in self.source.shared_task_args if k in run.task_args}
@@ -146,11 +141,13 @@ class Replays:
             same_args = all(known.task_args.get(k) == v for k, v in shared.items())
             if same_file and same_args and known.judge == self.judge and known.status == "success":
                 return known
-        judged = {self.source.judge_arg: self.judge} if self.source.judge_arg and self.judge else {}
-        result = load_runner(self.source.replay)(
+        judged: dict[str, Any] = (
+            {self.source.judge_arg: self.judge} if self.source.judge_arg and self.judge else {}
+        )
+        request = ReplayRequest(
             file=target, log_dir=str(self.log_dir), method=method, model_name=model_name, **shared, **judged
         )
-        log: EvalLog = result.log if hasattr(result, "log") else result  # the log, or a result holding it
+        log: EvalLog = self.run(request).log
         [record] = read_records([log_path(log.location)])
         self.known.append(record)
         return record

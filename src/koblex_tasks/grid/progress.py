@@ -17,6 +17,7 @@ from inspect_ai.hooks import Hooks, TaskEnd, hooks
 from inspect_ai.log import EvalLog
 from inspect_ai.util import display_type
 
+from koblex_tasks._inspect_compat import display_print as inspect_display_print
 from koblex_tasks.grid.logs import log_path
 from koblex_tasks.scorers.metrics import metric_value
 from koblex_tasks.spec import BenchmarkSpec
@@ -26,16 +27,9 @@ _listeners: list[Listener] = []
 
 
 def display_print(line: str) -> None:
-    """Print through Inspect's active display (private API, isolated here), else to stderr (also with
-    `--display none`, whose display prints nothing)."""
-    if display_type() == "none":
-        print(line, file=sys.stderr, flush=True)
-        return
-    try:
-        from inspect_ai._display.core.active import display
-
-        display().print(line)
-    except Exception:  # the private display moved or is not running: a plain line still reaches the user
+    """Print through Inspect's active display, else to stderr (also with `--display none`, whose display
+    prints nothing, and when the private display moved or is not running)."""
+    if display_type() == "none" or not inspect_display_print(line):
         print(line, file=sys.stderr, flush=True)
 
 

@@ -19,6 +19,7 @@ from koblex_tasks.grid.logs import Cell, RunRecord, cells_on, sample_table
 from koblex_tasks.grid.plan import match_family
 from koblex_tasks.grid.released import ReleasedFiles, ReleasedUnavailable
 from koblex_tasks.spec import BenchmarkSpec, MethodGrid, MethodSpec, ModelFamily, ValueSpec
+from koblex_tasks.tasks import find_benchmark
 
 # Protocol settings a grid varies on purpose (the method's solver is the row), not reported as deviations.
 GRID_VARIES = ("solver",)
@@ -268,8 +269,11 @@ def build_report(
     runs, notes = latest_runs(own_runs(records, spec))
     groups = ordered(runs, grid, models)
     lookup = None
-    if grid is not None and grid.released is not None and files is not None:
-        lookup = ReleasedLookup(grid, files, Replays.open(grid.released, log_dir, judge_released), notes)
+    benchmark = find_benchmark(spec.task)
+    replay = benchmark.replay if benchmark is not None else None
+    if grid is not None and grid.released is not None and files is not None and replay is not None:
+        replays = Replays.open(grid.released, replay.run, log_dir, judge_released)
+        lookup = ReleasedLookup(grid, files, replays, notes)
     rows: list[Row] = []
     families: dict[str, str | None] = {}
     for group in groups:

@@ -1,7 +1,7 @@
 """Every stored value recomputed from what the log records, with the scorer's own code: edited scores are refused.
 
-Each scorer of a spec names its re-derivation function (`ScorerSpec.rederive`, ``"module:function"``,
-imported here on first use). It gets the logged sample, the logged `Score` and the scorer's logged
+Each benchmark names its scorers' re-derivation functions (`Benchmark.rederive`, by scorer name, at the
+wiring point). One gets the logged sample, the logged `Score` and the scorer's logged
 arguments (``log.eval.scorers[i].options``) and returns the values the scorer would have written: from the
 completion and the recorded evidence for deterministic scorers, from the recorded judge replies and
 logprobs for judge scorers (no model is called). A value that differs from the stored one by more than
@@ -11,15 +11,13 @@ A judge score whose record is missing (or yields no value) cannot be re-derived 
 "no judge record: cannot re-derive": logs written before judge records existed go on the leaderboard only
 after re-scoring. A scorer argument that contradicts the task argument or the scoring variant
 (`BenchmarkSpec.variants`) of the same name (e.g. LEGIT's `rule`) is refused too, so a board's scoring
-variant is the one the scores were computed with. A scorer whose spec declares no function (a benchmark that
+variant is the one the scores were computed with. A scorer whose benchmark declares no function (one that
 has not written one yet) keeps its logged values; the run's provenance says so.
 """
 
 from __future__ import annotations
 
-import functools
 import math
-import pkgutil
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -32,21 +30,18 @@ from koblex_tasks.logs.rejection import Problems
 from koblex_tasks.logs.scores import score_values
 from koblex_tasks.text import printable
 from koblex_tasks.spec import ScorerSpec
+from koblex_tasks.tasks import find_benchmark
+from koblex_tasks.tasks.benchmark import Rederive
 
-Rederive = Callable[[EvalSample, Score, Mapping[str, Any]], Mapping[str, float | None]]
 REL_TOLERANCE = 1e-9
 ABS_TOLERANCE = 1e-12  # float noise around zero, where a relative tolerance means nothing
 SHOWN = 5  # sample ids listed per problem
 NO_RECORD = "no judge record: cannot re-derive"
 
 
-@functools.cache
-def load_hook(path: str) -> Rederive:
-    """The function at ``"module:function"`` (imported once per process)."""
-    fn = pkgutil.resolve_name(path)
-    if not callable(fn):
-        raise TypeError(f"{path} is not a function")
-    return fn
+def hook_name(fn: Rederive) -> str:
+    """`module:function` of a re-derivation, as the run's provenance names it."""
+    return f"{getattr(fn, '__module__', '?')}:{getattr(fn, '__qualname__', repr(fn))}"
 
 
 def same(stored: float | None, derived: float | None) -> bool:
@@ -143,7 +138,7 @@ def _rederive_scorer(
         try:
             derived = fn(sample, score, params)
             if not isinstance(derived, Mapping):
-                raise TypeError(f"{scorer.rederive} returned {type(derived).__name__}, not a mapping")
+                raise TypeError(f"{hook_name(fn)} returned {type(derived).__name__}, not a mapping")
         except Exception as exc:  # a malformed record: the scorer's own code cannot read it
             if scorer.judge:
                 found.unrecorded.append(sid)
@@ -166,18 +161,16 @@ def check_rederived(
 ) -> dict[str, str]:
     """Re-derive every logged scorer's values; problems are added. Returns scorer -> how its values were checked."""
     status: dict[str, str] = {}
+    found_benchmark = find_benchmark(run.spec.task)
+    hooks: Mapping[str, Rederive] = found_benchmark.rederive if found_benchmark is not None else {}
     for scorer in run.spec.scorers:
         if scorer.name not in run.scorer_names:
             continue
-        if scorer.rederive is None:
+        fn = hooks.get(scorer.name)
+        if fn is None:
             status[scorer.name] = "not re-derived: the benchmark declares no re-derivation (values as logged)"
-            continue
-        try:
-            fn = load_hook(scorer.rederive)
-        except Exception as exc:  # a broken installation: nothing can be verified
-            problems.add(f"{scorer.name}: its re-derivation {scorer.rederive} cannot be loaded ({exc})")
             continue
         found = _rederive_scorer(scorer, fn, samples, scorer_params(log, run, scorer.name, problems))
         _report(scorer, found, problems)
-        status[scorer.name] = f"re-derived from the log ({found.checked} scores, {scorer.rederive})"
+        status[scorer.name] = f"re-derived from the log ({found.checked} scores, {hook_name(fn)})"
     return status

@@ -1,2 +1,3 @@
-"""Model providers shipped with the package: `replay/<name>` (a label for replayed outputs) and
-`koblexmock/<name>` (a scripted offline model that speaks every prompt format, for smoke runs and tests)."""
+"""The scripted offline model `koblexmock/<name>`, which speaks every registered benchmark's prompt formats (for
+smoke runs and tests). The `replay/<name>` label of replayed outputs lives with the replays
+(`tasks/replay_model.py`)."""

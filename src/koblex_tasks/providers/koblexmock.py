@@ -1,9 +1,7 @@
-"""`koblexmock/<name>`: a scripted, offline model that speaks every KoBLEX prompt's format.
+"""`koblexmock/<name>`: a scripted, offline model that speaks every registered benchmark's prompt formats.
 
-It answers an LF-Eval judge prompt with the score 7 (DeepEval's prompt, ending "JSON:", with a JSON object
-`{"score": 7, "reason": ...}`; the bare prompt, ending "Score:", with "7"), a LEGIT issue judge with a
-covered-and-correct verdict, a parametric-provision prompt with a one-item list echoing the question, a
-selection prompt with `Answer: 0`, and anything else with `Answer: ` plus the first sentence of the prompt's
+Each benchmark says how its own prompts are answered (`Benchmark.mock`: KoBLEX's judge, provision and
+selection prompts, LEGIT's issue judge); anything else gets `Answer: ` plus the first line of the prompt's
 query. Every output carries `usage`, so Inspect never tries to download a tokenizer to count tokens.
 """
 
@@ -21,8 +19,20 @@ from inspect_ai.model import (
     TopLogprob,
     modelapi,
 )
-from inspect_ai.model._providers.mockllm import MockLLM
 from inspect_ai.tool import ToolChoice, ToolInfo
+
+from koblex_tasks._inspect_compat import MockLLM
+from koblex_tasks.tasks import benchmarks
+from koblex_tasks.tasks.koblex.mock import JUDGE_SCORE, is_lf_eval_json_prompt, query_first_line
+
+__all__ = [
+    "JUDGE_SCORE",
+    "KoblexMock",
+    "is_lf_eval_json_prompt",
+    "scripted_output",
+    "scripted_reply",
+    "usage_for",
+]
 
 
 def usage_for(prompt: str, completion: str) -> ModelUsage:
@@ -30,35 +40,13 @@ def usage_for(prompt: str, completion: str) -> ModelUsage:
     return ModelUsage(input_tokens=inp, output_tokens=out, total_tokens=inp + out)
 
 
-JUDGE_SCORE = 7
-_JUDGE_JSON = f'{{"score": {JUDGE_SCORE}, "reason": "scripted"}}'
-
-
-def is_lf_eval_json_prompt(prompt: str) -> bool:
-    """DeepEval's G-Eval prompt (LF-Eval's default): it ends with "JSON:" and asks for a `score` key."""
-    return prompt.rstrip().endswith("JSON:") and '"score"' in prompt
-
-
 def scripted_reply(prompt: str) -> str:
-    if is_lf_eval_json_prompt(prompt):
-        return _JUDGE_JSON
-    if prompt.rstrip().endswith(("Score:", "점수:")):
-        return str(JUDGE_SCORE)  # the bare LF-Eval prompt asks for the score alone
-    if prompt.rstrip().endswith("<OUTPUT>") and "contains_issue" in prompt:
-        # the LEGIT issue judge: covered, and correct unless the answer is empty
-        correct = "true" if "<TEXT>\n\n</TEXT>" not in prompt else "false"
-        return (
-            f'{{"rationales": "scripted", "contains_issue": true, "correct_conclusion": {correct}}}</OUTPUT>'
-        )
-
-    query = prompt.rsplit("<Query>", 1)[-1]
-    if "Candidates:" in query:
-        return "Answer: 0"
-    question = query.split("Question:", 1)[-1].strip().splitlines()
-    first = question[0][:200] if question else ""
-    if "statutory provisions" in prompt and "Answer must be a list" in prompt:
-        return f'["{first.replace(chr(34), "")}"]'
-    return f"Answer: {first}"
+    """The first registered benchmark's own reply to `prompt`, else `Answer: ` and the query's first line."""
+    for benchmark in benchmarks():
+        reply = benchmark.mock(prompt) if benchmark.mock is not None else None
+        if reply is not None:
+            return reply
+    return f"Answer: {query_first_line(prompt)}"
 
 
 def scripted_output(

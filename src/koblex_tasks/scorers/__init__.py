@@ -6,8 +6,3 @@
 Scorers read only the sample (target, metadata, output) and the solvers' evidence record; answer extraction
 happens here. Judge scorers take the judge as a model role and record prompt hash and raw replies.
 """
-
-from koblex_tasks.scorers.koblex import lf_eval, provision_match, token_f1
-from koblex_tasks.scorers.legit import legit_rubric
-
-__all__ = ["legit_rubric", "lf_eval", "provision_match", "token_f1"]

@@ -1,26 +1,69 @@
-"""Tasks: one folder per benchmark (`koblex/`, `legit/`), each holding the benchmark's declarations and its task.
+"""Tasks, and the one wiring point: every benchmark the package knows, each as one `Benchmark` value.
 
-- `spec.py`: the benchmark's spec (task name and version, scorers and value keys, ranges, strata, headline,
-  paper protocol, dataset fingerprints): plain data that every layer may read.
-- `dataset.py` and the other data modules: loading and validating the questions and released files.
-- `task.py`: the `@task` that assembles dataset, default solver (the paper's protocol) and scorers; the only
-  module here that imports solvers and scorers.
-
-Importing this package registers the built-in specs; `benchmark_specs()` lists every registered one.
+Each benchmark's folder (`koblex/`, `legit/`) assembles its task(s) and exposes `BENCHMARK` (spec, tasks,
+solvers, re-derivations, replay, mock replies). `BUILT_IN` lists them, one line each; a plugin adds its own
+with `register_benchmark`. `_registry`, the CLI, the docs, the leaderboard, the grid and the tests iterate
+over `benchmarks()` and name no benchmark.
 """
 
-from koblex_tasks.benchmarks.koblex.spec import KOBLEX
-from koblex_tasks.benchmarks.legit.spec import LEGIT
-from koblex_tasks.spec import BenchmarkSpec, find_spec, registered_specs
+from __future__ import annotations
 
-__all__ = ["KOBLEX", "LEGIT", "benchmark_specs", "spec_for_task"]
+from koblex_tasks.spec import BenchmarkSpec
+from koblex_tasks.tasks import koblex, legit
+from koblex_tasks.tasks.benchmark import Benchmark, first_match
+
+__all__ = [
+    "BUILT_IN",
+    "Benchmark",
+    "benchmark_specs",
+    "benchmarks",
+    "find_benchmark",
+    "register_benchmark",
+    "spec_for_task",
+    "unregister_benchmark",
+]
+
+BUILT_IN: tuple[Benchmark, ...] = (
+    koblex.BENCHMARK,
+    legit.BENCHMARK,
+)
+
+_REGISTERED: dict[str, Benchmark] = {}
+
+
+def register_benchmark(benchmark: Benchmark) -> Benchmark:
+    """Make a benchmark known to the leaderboard, replay, grid and CLI; registering the same one twice is a
+    no-op, another one under a known task name is refused."""
+    task = benchmark.spec.task
+    known = first_match(benchmarks(), task)
+    if known is not None and known != benchmark:
+        raise ValueError(f"another benchmark is already registered for task {task!r}")
+    if known is None:
+        _REGISTERED[task] = benchmark
+    return benchmark
+
+
+def unregister_benchmark(task: str) -> None:
+    """Forget a registered plugin benchmark (tests that add a toy benchmark clean up with this)."""
+    _REGISTERED.pop(task, None)
+
+
+def benchmarks() -> tuple[Benchmark, ...]:
+    """Every benchmark: the built-in ones, then those registered, in registration order."""
+    return BUILT_IN + tuple(_REGISTERED.values())
+
+
+def find_benchmark(task: str) -> Benchmark | None:
+    """The benchmark of a task registry name (`koblex_tasks/koblex`) or short name (`koblex`); None if unknown."""
+    return first_match(benchmarks(), task)
 
 
 def benchmark_specs() -> tuple[BenchmarkSpec, ...]:
-    """Every registered benchmark spec: the built-in KoBLEX and LEGIT first, then any registered later."""
-    return registered_specs()
+    """Every benchmark's spec, in `benchmarks()` order."""
+    return tuple(b.spec for b in benchmarks())
 
 
 def spec_for_task(task: str) -> BenchmarkSpec | None:
-    """The spec of a task registry name (`koblex_tasks/koblex`) or short name (`koblex`); None if unknown."""
-    return find_spec(task)
+    """The spec of a task registry name or short name; None if unknown."""
+    found = find_benchmark(task)
+    return found.spec if found is not None else None

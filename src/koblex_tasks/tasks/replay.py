@@ -1,6 +1,6 @@
 """Replay plumbing shared by both benchmarks: run a replay solver through its task, read the headline back.
 
-A replay is an ordinary Inspect eval whose model is the label `replay/<generator>` (`providers/replay.py`) and
+A replay is an ordinary Inspect eval whose model is the label `replay/<generator>` (`tasks/replay_model.py`) and
 whose solver supplies the released outputs; the scorers run as in any live run.
 """
 
@@ -11,7 +11,7 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog
 from inspect_ai.solver import Solver
 
-import koblex_tasks.providers.replay  # noqa: F401  (registers the `replay/<name>` model label)
+import koblex_tasks.tasks.replay_model  # noqa: F401  (registers the `replay/<name>` model label)
 from koblex_tasks.scorers.metrics import metric_value
 from koblex_tasks.spec import BenchmarkSpec
 

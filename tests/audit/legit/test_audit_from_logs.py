@@ -9,7 +9,7 @@ import pytest
 from koblex_tasks.audit.legit.judge_labels import load_judge_labels_from_log
 from koblex_tasks.audit.legit.labels import LABEL_COLUMNS
 from koblex_tasks.cli.audit import judge_audit_main
-from koblex_tasks.replay.legit import run_legit_replay
+from koblex_tasks.tasks.legit.replay import run_legit_replay
 from tests.legit_helpers import ScriptedJudge
 
 EASY = "부산지방법원-2017구합23"

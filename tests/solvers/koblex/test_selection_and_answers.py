@@ -5,8 +5,7 @@ from pathlib import Path
 import pytest
 
 from koblex_tasks.benchmarks.koblex.evidence import OFFICIAL_ANSWER, AnswerRule
-from koblex_tasks.solvers import parser
-from koblex_tasks.solvers.koblex.parser import parse_selection
+from koblex_tasks.solvers.koblex.parser import parse_selection, parser
 from tests.solvers.koblex.scripted import ScriptedModel, answer_of, evidence_of, run_koblex, sample
 
 GUESSES = '["형법 (강도상해) 강도가 사람을 상해하거나 상해에 이르게 한때에는", "형법 (준강도) 절도가 폭행"]'

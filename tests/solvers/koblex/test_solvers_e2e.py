@@ -5,7 +5,10 @@ from pathlib import Path
 import pytest
 from inspect_ai.log import EvalLog
 
-from koblex_tasks.solvers import chain_of_thought, one_time_retrieval, parser, standard_prompting
+from koblex_tasks.solvers.koblex.chain_of_thought import chain_of_thought
+from koblex_tasks.solvers.koblex.one_time_retrieval import one_time_retrieval
+from koblex_tasks.solvers.koblex.parser import parser
+from koblex_tasks.solvers.koblex.standard_prompting import standard_prompting
 from koblex_tasks.tasks.koblex.task import koblex
 from tests.conftest import TINY_STATUTES, statute_key
 from tests.solvers.koblex.scripted import ScriptedModel, answer_of, evidence_of, run_koblex, sample

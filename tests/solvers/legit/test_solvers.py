@@ -8,7 +8,7 @@ from inspect_ai.model import ChatMessage
 from inspect_ai.solver import Solver
 
 from koblex_tasks.prompts import load_prompt
-from koblex_tasks.solvers.legit import legit_rag
+from koblex_tasks.solvers.legit.rag import legit_rag
 from koblex_tasks.tasks.legit.task import legit
 from tests.legit_helpers import CountingModel, ScriptedJudge
 

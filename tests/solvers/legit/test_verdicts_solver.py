@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from koblex_tasks.solvers.legit import legit_verdicts
+from koblex_tasks.solvers.legit.verdicts import legit_verdicts
 from koblex_tasks.tasks.legit.task import legit
 from tests.legit_helpers import ScriptedJudge, eval_one
 

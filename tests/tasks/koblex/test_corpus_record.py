@@ -34,7 +34,7 @@ def test_logs_without_a_record_fall_back_and_say_so(tiny_corpus: Path) -> None:
 
 def test_a_closed_book_run_is_ranked_with_full_corpus_runs(tiny_questions: Path, tiny_corpus: Path) -> None:
     """Its scores do not depend on the pool: not measured against a configured file it never read."""
-    from koblex_tasks.solvers.koblex import standard_prompting
+    from koblex_tasks.solvers.koblex.standard_prompting import standard_prompting
 
     meta = (
         koblex(data=str(tiny_questions), corpus=str(tiny_corpus), solver=standard_prompting()).metadata or {}

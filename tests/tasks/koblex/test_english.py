@@ -11,7 +11,9 @@ import pytest
 
 from koblex_tasks.errors import SetupError
 from koblex_tasks.scorers.koblex.provision_match import rederive
-from koblex_tasks.solvers import ircot, one_time_retrieval, parser
+from koblex_tasks.solvers.koblex.ircot import ircot
+from koblex_tasks.solvers.koblex.one_time_retrieval import one_time_retrieval
+from koblex_tasks.solvers.koblex.parser import parser
 from koblex_tasks.tasks.koblex.task import koblex
 from tests.conftest import TINY_STATUTES, statute_key
 from tests.english_data import (

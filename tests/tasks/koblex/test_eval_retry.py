@@ -43,7 +43,7 @@ class SlowMock(MockLLM):
 RUN = """
 import sys, slowmock
 from inspect_ai import eval
-from koblex_tasks.solvers import chain_of_thought
+from koblex_tasks.solvers.koblex.chain_of_thought import chain_of_thought
 eval("koblex_tasks/koblex", model="slowmock/m", solver=chain_of_thought(),
      task_args={"data": sys.argv[1], "corpus": sys.argv[3], "reranker": "none"}, log_dir=sys.argv[2], max_samples=1,
      log_buffer=1, display="none")

@@ -8,12 +8,12 @@ from typing import Any
 import pytest
 from inspect_ai.log import EvalLog, read_eval_log
 
-from koblex_tasks.replay.run import run_replay_eval
 from koblex_tasks.scorers.koblex.provision_match import rederive as provision_rederive
 from koblex_tasks.scorers.koblex.token_f1 import rederive as token_f1_rederive
-from koblex_tasks.solvers import parser
-from koblex_tasks.solvers.koblex import replay
+from koblex_tasks.solvers.koblex.parser import parser
+from koblex_tasks.solvers.koblex.replay import replay
 from koblex_tasks.tasks.koblex.task import koblex
+from koblex_tasks.tasks.replay import run_replay_eval
 from tests.solvers.koblex.scripted import ScriptedModel, run_koblex
 
 REDERIVE = {"provision_match": provision_rederive, "token_f1": token_f1_rederive}

@@ -15,7 +15,8 @@ from koblex_tasks.benchmarks.koblex.spec import GENERATION, KOBLEX, PAPER_RERANK
 from koblex_tasks.hub import HubUnavailableError, load_hub_rows
 from koblex_tasks.prompts import load_prompt
 from koblex_tasks.providers.koblexmock import scripted_reply, usage_for
-from koblex_tasks.solvers import parser, standard_prompting
+from koblex_tasks.solvers.koblex.parser import parser
+from koblex_tasks.solvers.koblex.standard_prompting import standard_prompting
 from koblex_tasks.tasks.koblex import checks
 from koblex_tasks.tasks.koblex.checks import SetupError
 from koblex_tasks.tasks.koblex.task import koblex

@@ -12,9 +12,9 @@ from koblex_tasks.benchmarks.legit.issues import (
     issue_path,
     parent_id,
 )
+from koblex_tasks.data.legit import dataset as legit_data
 from koblex_tasks.data.legit.dataset import fetch_legit_test, load_legit, read_legit_file
 from koblex_tasks.errors import DataError
-from koblex_tasks.tasks.legit import dataset as legit_data
 from tests.legit_helpers import dump_record
 
 

@@ -42,7 +42,7 @@ def test_refuses_without_grader_before_any_generation(tiny_legit, tmp_path) -> N
 
 def test_refusal_survives_a_replaced_solver(tiny_legit, tmp_path) -> None:
     """`--solver` replaces the main solver but not the task's setup step."""
-    from koblex_tasks.solvers.legit import legit_predict
+    from koblex_tasks.solvers.legit.predict import legit_predict
 
     evaluated = CountingModel()
     [log] = inspect_eval(

@@ -91,7 +91,6 @@ KOBLEX_GRID = MethodGrid(
             f"parser_{family}.jsonl": PARSER_JSONL_RELEASE
             for family in ("qwen32b", "qwen_8b", "exaone_32b", "exaone_7.8b")
         },
-        replay="koblex_tasks.replay.koblex:run_replay",
         shared_task_args=("data", "official"),
         requires={"lang": "ko"},
         judge_arg="grader",

@@ -3,7 +3,7 @@
 from typing import Any
 
 from koblex_tasks.benchmarks.koblex.methods import KOBLEX_GRID
-from koblex_tasks.spec import BenchmarkSpec, ScorerSpec, StratumSpec, ValueSpec, register_benchmark
+from koblex_tasks.spec import BenchmarkSpec, ScorerSpec, StratumSpec, ValueSpec
 
 PAPER_RERANKER = "dragonkue/bge-reranker-v2-m3-ko"  # the cross-encoder of the official scripts
 
@@ -62,7 +62,6 @@ PROVISION_MATCH = ScorerSpec(
         ValueSpec("provision_f1", "Provision F1", 0.0, 1.0, scale=100),
         ValueSpec("provision_em", "Provision EM", 0.0, 1.0, scale=100, kind="binary"),
     ),
-    rederive="koblex_tasks.scorers.koblex.provision_match:rederive",
 )
 TOKEN_F1 = ScorerSpec(
     name="token_f1",
@@ -79,55 +78,57 @@ TOKEN_F1 = ScorerSpec(
             kind="binary",
         ),
     ),
-    rederive="koblex_tasks.scorers.koblex.token_f1:rederive",
 )
+# LF-Eval's re-derivation rules (task version 1.0.0), never read from the log being checked: DeepEval's 1%
+# cut on alternatives, the judge's 0-10 score reported x10, and the weighting per judge prompt (DeepEval's
+# own for its JSON prompt, ours for the bare one, which DeepEval cannot read). A log declaring others is refused.
+LF_EVAL_MIN_PROB = 0.01
+LF_EVAL_SCALE = 10
+LF_EVAL_WEIGHTING = {"deepeval": "deepeval", "bare": "koblex"}
 LF_EVAL = ScorerSpec(
     name="lf_eval",
     values=(ValueSpec("lf_eval", "LF-Eval", 0.0, 100.0),),
     judge=True,
     required=False,  # only when a judge is bound
-    rederive="koblex_tasks.scorers.koblex.lf_eval:rederive",
 )
 
-KOBLEX = register_benchmark(
-    BenchmarkSpec(
-        name="koblex",
-        title="KoBLEX",
-        task="koblex_tasks/koblex",
-        version="1.0.0",
-        scorers=(PROVISION_MATCH, TOKEN_F1, LF_EVAL),
-        # The number of gold provisions (the paper's 55/125/46 split), not the file's own `n_hops`.
-        stratum=StratumSpec("hop_count", "hops", name_template="hop{group_name}"),
-        headline=("provision_f1", "provision_em", "token_f1"),
-        ranking="provision_f1",
-        variants={"official_scoring": "official scoring"},
-        subset_args=("hops",),
-        replay_solvers=("koblex_tasks/replay",),
-        full_corpus_size=FULL_CORPUS_SIZE,
-        paper_protocol={
-            "solver": "parser",
-            "k": 100,
-            "l": 10,
-            "official_selection_bug": False,  # the paper's method; True reproduces the released code's bug
-            "tokenizer": "official",
-            "reranker": PAPER_RERANKER,
-            "retrieval": "bm25",
-            # The vLLM scripts (Qwen3, EXAONE rows) send a system and a user turn; the OpenAI scripts (GPT-4o rows)
-            # one user message holding both. Either is the paper's protocol with its own generation settings.
-            "chat_format": "system_user",
-            "generation": GENERATION,
-            "judge": "openai/gpt-4o (DeepEval GEval, five evaluation steps)",
-            "judge_prompt": "deepeval",  # LF-Eval's judge input as DeepEval 3.2.x rendered it
-        },
-        dataset_fingerprints={
-            # fingerprint_records() of the 226 questions, identical to the paper's experiments/source/koblex.jsonl
-            "a2557f4675c72a1af5cdea69245bb35af680c1637858d9c0fd5bf102b62abdff": (
-                "the paper's 226 KoBLEX questions (experiments/source/koblex.jsonl)"
-            ),
-        },
-        official_size=226,
-        methods=KOBLEX_GRID,
-        official_ids_sha256=OFFICIAL_IDS_SHA256,
-        official_id_digests=OFFICIAL_ID_DIGESTS,
-    )
+KOBLEX = BenchmarkSpec(
+    name="koblex",
+    title="KoBLEX",
+    task="koblex_tasks/koblex",
+    version="1.0.0",
+    scorers=(PROVISION_MATCH, TOKEN_F1, LF_EVAL),
+    # The number of gold provisions (the paper's 55/125/46 split), not the file's own `n_hops`.
+    stratum=StratumSpec("hop_count", "hops", name_template="hop{group_name}"),
+    headline=("provision_f1", "provision_em", "token_f1"),
+    ranking="provision_f1",
+    variants={"official_scoring": "official scoring"},
+    subset_args=("hops",),
+    replay_solvers=("koblex_tasks/replay",),
+    full_corpus_size=FULL_CORPUS_SIZE,
+    paper_protocol={
+        "solver": "parser",
+        "k": 100,
+        "l": 10,
+        "official_selection_bug": False,  # the paper's method; True reproduces the released code's bug
+        "tokenizer": "official",
+        "reranker": PAPER_RERANKER,
+        "retrieval": "bm25",
+        # The vLLM scripts (Qwen3, EXAONE rows) send a system and a user turn; the OpenAI scripts (GPT-4o rows)
+        # one user message holding both. Either is the paper's protocol with its own generation settings.
+        "chat_format": "system_user",
+        "generation": GENERATION,
+        "judge": "openai/gpt-4o (DeepEval GEval, five evaluation steps)",
+        "judge_prompt": "deepeval",  # LF-Eval's judge input as DeepEval 3.2.x rendered it
+    },
+    dataset_fingerprints={
+        # fingerprint_records() of the 226 questions, identical to the paper's experiments/source/koblex.jsonl
+        "a2557f4675c72a1af5cdea69245bb35af680c1637858d9c0fd5bf102b62abdff": (
+            "the paper's 226 KoBLEX questions (experiments/source/koblex.jsonl)"
+        ),
+    },
+    official_size=226,
+    methods=KOBLEX_GRID,
+    official_ids_sha256=OFFICIAL_IDS_SHA256,
+    official_id_digests=OFFICIAL_ID_DIGESTS,
 )

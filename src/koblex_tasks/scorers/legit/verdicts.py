@@ -21,7 +21,6 @@ from typing import Any
 
 from koblex_tasks.scorers.legit.arithmetic import RULES, Verdict, label_record, rubric_score
 
-REPLAYED_KEY = "replayed_verdicts"  # sample metadata written by the `legit_verdicts` solver
 _FLAGS = ("contains_issue", "correct_conclusion")
 
 

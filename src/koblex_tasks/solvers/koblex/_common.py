@@ -19,10 +19,10 @@ from inspect_ai.model import (
     ModelOutput,
     get_model,
 )
-from inspect_ai.model._generate_config import active_generate_config
 from inspect_ai.solver import Generate, TaskState
 from inspect_ai.util import store_as
 
+from koblex_tasks._inspect_compat import generate_config_sets_max_tokens
 from koblex_tasks.benchmarks.koblex.evidence import OFFICIAL_ANSWER, AnswerRule, ProvisionEvidence
 from koblex_tasks.benchmarks.koblex.spec import GENERATION, KOBLEX
 from koblex_tasks.corpus.provision import Provision
@@ -74,7 +74,7 @@ def join_provisions(texts: list[str]) -> str:
 
 def run_sets_max_tokens() -> bool:
     """True when the run's own config (`--max-tokens`, the model's config) sets max_tokens."""
-    return active_generate_config().max_tokens is not None or get_model().config.max_tokens is not None
+    return generate_config_sets_max_tokens(get_model())
 
 
 def limit_config(max_tokens: int | None) -> GenerateConfig:

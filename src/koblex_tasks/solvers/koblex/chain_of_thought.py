@@ -13,6 +13,10 @@ from koblex_tasks.solvers.koblex._common import ChatFormat, answer_closed_book
 SYSTEM_BY_FORMAT: dict[ChatFormat, str] = {"system_user": "cot", "user": "sp"}  # -> koblex/<name>_system
 
 
+# Answers without retrieving: a task built with this solver loads no corpus (`solvers.discovery`).
+RETRIEVES = False
+
+
 @solver
 def chain_of_thought(prompt_version: str = "v2") -> Solver:
     """Reason step by step, then answer; the text after the last "Answer:" is scored.

@@ -8,6 +8,9 @@ from koblex_tasks.errors import DataError
 from koblex_tasks.solvers.common import replayed_output
 from koblex_tasks.solvers.koblex._common import evidence
 
+# Answers without retrieving: a task built with this solver loads no corpus (`solvers.discovery`).
+RETRIEVES = False
+
 
 @solver
 def replay(

@@ -8,6 +8,9 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from koblex_tasks.solvers.koblex._common import answer_closed_book
 
+# Answers without retrieving: a task built with this solver loads no corpus (`solvers.discovery`).
+RETRIEVES = False
+
 
 @solver
 def standard_prompting(prompt_version: str = "v2") -> Solver:

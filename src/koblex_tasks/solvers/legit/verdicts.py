@@ -9,8 +9,8 @@ FILE`), which binds the judge role to the file's judge and builds the scorer for
 
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
+from koblex_tasks.benchmarks.legit.spec import REPLAYED_KEY
 from koblex_tasks.data.legit.verdicts import load_verdicts
-from koblex_tasks.scorers.legit.verdicts import REPLAYED_KEY
 from koblex_tasks.solvers.common import replayed_output
 from koblex_tasks.solvers.legit._common import released_row
 

@@ -1,5 +1,33 @@
-"""KoBLEX: spec, questions (`dataset`), released predictions (`released`), solver evidence record, task.
+"""KoBLEX, wired: its spec, task, solvers, scorers' re-derivations, replay and mock replies in one value.
 
-Import the task from `koblex_tasks.tasks.koblex.task`; this package imports nothing so that solvers and scorers
-can read the spec and data modules without importing the task.
+`task.py` assembles dataset, default solver (the paper's protocol) and scorers; `checks.py` checks the task's
+arguments; `replay.py` turns released predictions into scored logs; `mock.py` answers KoBLEX's prompts for the
+scripted model. Everything else in the package reads `BENCHMARK` (through `koblex_tasks.tasks.benchmarks()`).
 """
+
+from koblex_tasks.benchmarks.koblex.spec import KOBLEX
+from koblex_tasks.scorers.koblex.lf_eval import rederive as rederive_lf_eval
+from koblex_tasks.scorers.koblex.provision_match import rederive as rederive_provision_match
+from koblex_tasks.scorers.koblex.token_f1 import rederive as rederive_token_f1
+from koblex_tasks.solvers import koblex as koblex_solvers
+from koblex_tasks.solvers.discovery import discover_solvers
+from koblex_tasks.tasks.benchmark import Benchmark
+from koblex_tasks.tasks.koblex.mock import koblex_reply
+from koblex_tasks.tasks.koblex.replay import REPLAY
+from koblex_tasks.tasks.koblex.task import koblex
+
+SOLVERS = discover_solvers(koblex_solvers.__name__)
+
+BENCHMARK = Benchmark(
+    spec=KOBLEX,
+    tasks=(koblex,),
+    solvers=SOLVERS.solvers,
+    rederive={
+        "provision_match": rederive_provision_match,
+        "token_f1": rederive_token_f1,
+        "lf_eval": rederive_lf_eval,
+    },
+    replay=REPLAY,
+    mock=koblex_reply,
+    retrieval_free=SOLVERS.retrieval_free,
+)

@@ -1,16 +1,19 @@
 """`koblex replay FILE`: run a released KoBLEX prediction file through the KoBLEX task and report the means."""
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from inspect_ai.log import EvalLog
 
 from koblex_tasks.benchmarks.koblex.spec import KOBLEX
 from koblex_tasks.data.koblex.alignment import Alignment, align_released_file
 from koblex_tasks.data.koblex.released import infer_method_and_model
-from koblex_tasks.replay.run import Display, headline_means, run_replay_eval
-from koblex_tasks.solvers.koblex import replay
+from koblex_tasks.solvers.koblex.replay import replay
+from koblex_tasks.tasks.benchmark import Replay, Replayed, ReplayRequest
 from koblex_tasks.tasks.koblex.task import koblex
+from koblex_tasks.tasks.replay import Display, headline_means, run_replay_eval
 
 
 @dataclass(frozen=True)
@@ -75,3 +78,34 @@ def run_replay(
         alignment=counts,
         order_lines=tuple(order_lines),
     )
+
+
+def owns_file(first_row: Mapping[str, Any]) -> bool:
+    """A KoBLEX prediction file's rows hold `question` and `answers`."""
+    return "question" in first_row and "answers" in first_row
+
+
+def replay_request(request: ReplayRequest) -> Replayed:
+    """`koblex replay FILE` (and the grid's released runs): the log, its summary lines and headline."""
+    if request.verdicts:
+        raise ValueError(
+            "--verdicts replays a LEGIT evaluator file; a KoBLEX prediction file has no verdicts"
+        )
+    result = run_replay(
+        request.file,
+        data=request.data,
+        official=request.official,
+        log_dir=request.log_dir,
+        method=request.method,
+        model_name=request.model_name,
+        grader=request.grader,
+    )
+    summary = f"method: {result.method}  model: {result.model}  log: {result.log.location}"
+    # on the spec's display scale (x100 for F1 and EM, LF-Eval is already 0-100)
+    table = [
+        f"  {name:<14} {KOBLEX.value(name).scale * value:6.2f}" for name, value in result.headline.items()
+    ]
+    return Replayed(result.log, [summary, result.alignment_line, *table], result.headline)
+
+
+REPLAY = Replay(run=replay_request, owns=owns_file)

@@ -16,12 +16,11 @@ import logging
 from typing import Any, Literal
 
 from inspect_ai import Task, task
-from inspect_ai._util.registry import registry_info
 from inspect_ai.model import GenerateConfig
 from inspect_ai.solver import Solver
-from inspect_ai.solver._constants import SOLVER_ALL_PARAMS_ATTR
 
 from koblex_tasks import __version__
+from koblex_tasks._inspect_compat import registry_name, solver_params
 from koblex_tasks.benchmarks.koblex.protocol import paper_reranker, protocol_of, run_settings
 from koblex_tasks.benchmarks.koblex.spec import GENERATION, KOBLEX
 from koblex_tasks.corpus.dense import DEFAULT_DENSE_MODEL
@@ -41,8 +40,9 @@ from koblex_tasks.hub import HubUnavailableError
 from koblex_tasks.judge_role import built_by_eval, grader_bound
 from koblex_tasks.scorers.koblex import lf_eval, provision_match, token_f1
 from koblex_tasks.solvers.common import RETRIEVAL_METADATA_KEY
-from koblex_tasks.solvers.koblex import RETRIEVAL_FREE_SOLVERS, parser
+from koblex_tasks.solvers.discovery import retrieves as solver_retrieves
 from koblex_tasks.solvers.koblex._common import CHAT_FORMATS, GENERATION_METADATA_KEY, ChatFormat
+from koblex_tasks.solvers.koblex.parser import parser
 from koblex_tasks.tasks.koblex.checks import (
     SetupError,
     check_choice,
@@ -125,7 +125,7 @@ def koblex(
     check_file("data", data, "questions file")
     check_file("corpus", corpus, "statute corpus file")
     solver_name, solver_args = _solver_identity(solver)
-    retrieves = solver_name not in RETRIEVAL_FREE_SOLVERS
+    retrieves = solver_retrieves(solver or parser())
     questions = _load_questions(data, lang, revision)
     wanted = check_hops(hops, hop_counts(questions.records))
     if retrieves:  # after the arguments: the weights are the environment's problem, not a typo's
@@ -210,11 +210,8 @@ def koblex(
 def _solver_identity(solver: Solver | None) -> tuple[str, dict[str, Any]]:
     """Registry name and arguments (defaults included) of the solver the task is built with."""
     built = solver or parser()
-    try:
-        name = registry_info(built).name
-    except ValueError:
-        return "unregistered", {}
-    return name, dict(getattr(built, SOLVER_ALL_PARAMS_ATTR, {}) or {})
+    name = registry_name(built)
+    return ("unregistered", {}) if name is None else (name, solver_params(built))
 
 
 def _load_questions(data: str | None, lang: str, revision: str | None) -> Any:

@@ -1,6 +1,27 @@
-"""LEGIT: spec, test records and issue trees (`dataset`, `issues`), released files (`responses`, `verdicts`, read
-through `rows`), the task's argument checks (`checks`), task.
+"""LEGIT, wired: its spec, task, solvers, the rubric's re-derivation, replay and mock replies in one value.
 
-Import the task from `koblex_tasks.tasks.legit.task`; this package imports nothing so that solvers and scorers
-can read the spec and data modules without importing the task.
+`task.py` assembles dataset, default solver and the rubric judge; `checks.py` checks the task's arguments;
+`replay.py` turns released responses and verdicts into scored logs; `mock.py` answers the issue judge for the
+scripted model. Everything else in the package reads `BENCHMARK` (through `koblex_tasks.tasks.benchmarks()`).
 """
+
+from koblex_tasks.benchmarks.legit.spec import LEGIT
+from koblex_tasks.scorers.legit.rubric import rederive as rederive_rubric
+from koblex_tasks.solvers import legit as legit_solvers
+from koblex_tasks.solvers.discovery import discover_solvers
+from koblex_tasks.tasks.benchmark import Benchmark
+from koblex_tasks.tasks.legit.mock import legit_reply
+from koblex_tasks.tasks.legit.replay import REPLAY
+from koblex_tasks.tasks.legit.task import legit
+
+SOLVERS = discover_solvers(legit_solvers.__name__)
+
+BENCHMARK = Benchmark(
+    spec=LEGIT,
+    tasks=(legit,),
+    solvers=SOLVERS.solvers,
+    rederive={"legit_rubric": rederive_rubric},
+    replay=REPLAY,
+    mock=legit_reply,
+    retrieval_free=SOLVERS.retrieval_free,
+)

@@ -8,21 +8,23 @@
 
 import math
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from inspect_ai.log import EvalLog
 from inspect_ai.model import Model
 
-from koblex_tasks.benchmarks.legit.spec import DIFFICULTIES, LEGIT, LEGIT_RUBRIC
+from koblex_tasks.benchmarks.legit.spec import DIFFICULTIES, LEGIT, LEGIT_RUBRIC, REPLAYED_KEY
 from koblex_tasks.data.legit.responses import infer_model_name
 from koblex_tasks.data.legit.verdicts import load_verdicts
-from koblex_tasks.replay.run import Display, headline_means, run_replay_eval
 from koblex_tasks.scorers.legit.arithmetic import RULES
 from koblex_tasks.scorers.legit.rubric import rescore
-from koblex_tasks.scorers.legit.verdicts import REPLAYED_KEY
-from koblex_tasks.solvers.legit import legit_replay, legit_verdicts
+from koblex_tasks.solvers.legit.replay import legit_replay
+from koblex_tasks.solvers.legit.verdicts import legit_verdicts
+from koblex_tasks.tasks.benchmark import Replay, Replayed, ReplayRequest
 from koblex_tasks.tasks.legit.task import NO_GRADER_MESSAGE, legit
+from koblex_tasks.tasks.replay import Display, headline_means, run_replay_eval
 
 SCORE_KEY = LEGIT.ranking  # "legit_score"
 
@@ -236,3 +238,46 @@ def run_verdict_replay(
     )
     _summarise(result)
     return result
+
+
+def owns_file(first_row: Mapping[str, Any]) -> bool:
+    """LEGIT response and evaluator files have `doc_id` and `response`."""
+    return "doc_id" in first_row and "response" in first_row
+
+
+def has_verdicts(first_row: Mapping[str, Any]) -> bool:
+    """An evaluator file's rows carry the judge's verdicts."""
+    return "evaluation_result" in first_row
+
+
+def replay_request(request: ReplayRequest) -> Replayed:
+    """`koblex replay FILE --grader J` (responses graded by J) or `--verdicts` (graded by their own verdicts)."""
+    if request.verdicts:
+        result = run_verdict_replay(
+            request.file,
+            data=request.data,
+            log_dir=request.log_dir,
+            rule=request.rule,
+            official_script=request.official,
+            model_name=request.model_name,
+        )
+        summary = (
+            f"benchmark: {LEGIT.name}  generator: {result.generator}  judge: {result.judge}  "
+            f"log: {result.log.location}"
+        )
+        return Replayed(result.log, [summary, *result.lines()], result.headline)
+    log = run_legit_replay(
+        request.file,
+        data=request.data,
+        grader=request.grader,
+        log_dir=request.log_dir,
+        rule=request.rule,
+        model_name=request.model_name,
+        official_script=request.official,
+    )
+    generator = (log.eval.metadata or {}).get("generator")
+    summary = f"benchmark: {LEGIT.name}  generator: {generator}  log: {log.location}"
+    return Replayed(log, [summary], headline_means(log, LEGIT))
+
+
+REPLAY = Replay(run=replay_request, owns=owns_file, has_verdicts=has_verdicts)

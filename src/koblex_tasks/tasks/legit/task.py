@@ -17,7 +17,7 @@ from inspect_ai import Task, task
 from inspect_ai.model import GenerateConfig, Model, get_model
 from inspect_ai.solver import Solver
 
-import koblex_tasks.providers.replay  # noqa: F401  (the `replay/<judge>` label of replayed verdicts)
+import koblex_tasks.tasks.replay_model  # noqa: F401  (the `replay/<judge>` label of replayed verdicts)
 from koblex_tasks import __version__
 from koblex_tasks.benchmarks.legit.issues import DIFFICULTIES
 from koblex_tasks.benchmarks.legit.spec import LEGIT
@@ -32,7 +32,8 @@ from koblex_tasks.scorers.legit.arithmetic import RULES
 from koblex_tasks.scorers.legit.rubric import DEFAULT_JUDGE_TEMPERATURE, REPLAYED_MODE, legit_rubric
 from koblex_tasks.solvers.common import RETRIEVAL_METADATA_KEY
 from koblex_tasks.solvers.grader import refuse_without_grader, require_grader
-from koblex_tasks.solvers.legit import legit_predict, legit_verdicts
+from koblex_tasks.solvers.legit.predict import legit_predict
+from koblex_tasks.solvers.legit.verdicts import legit_verdicts
 from koblex_tasks.tasks.legit.checks import (
     TaskArgumentError,
     as_strings,
