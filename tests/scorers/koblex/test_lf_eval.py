@@ -1,5 +1,6 @@
 """LF-Eval scorer: DeepEval's prompt and JSON reply (default) and the bare variant; the score read where the
-prompt asks for it; weighting at the score token; sampled fallback; unscored cases; re-derivation from the log.
+prompt asks for it; the "koblex" weighting at the score token and DeepEval's end to end; one raw reply without
+logprobs (sampled only on request); unscored cases; re-derivation from the log with the spec's rules.
 
 Judges are scripted `mockllm` models; every output carries `usage` (otherwise mockllm downloads a tokenizer).
 """
@@ -31,10 +32,16 @@ from inspect_ai.model import (
 from inspect_ai.scorer import Score, Target
 from inspect_ai.solver import TaskState, generate
 
-from koblex_tasks.scorers.koblex.lf_eval import clean_token, lf_eval, parse_score, rederive
+from koblex_tasks.scorers.koblex.lf_eval import (
+    RederivationRefused,
+    clean_token,
+    lf_eval,
+    parse_score,
+    rederive,
+)
 from koblex_tasks.scorers.koblex.lf_eval_parse import json_score
 from koblex_tasks.scorers.koblex.lf_eval_prompt import judge_prompt, render_prompt
-from koblex_tasks.scorers.koblex.lf_eval_record import derive, logprobs_record, reply_pieces
+from koblex_tasks.scorers.koblex.lf_eval_record import Rules, derive, logprobs_record, reply_pieces
 from koblex_tasks.scorers.koblex.lf_eval_weights import Position, score_distribution
 from koblex_tasks.scorers.metrics import metric_values
 
@@ -87,16 +94,18 @@ def text_output(*replies: str) -> ModelOutput:
     return out
 
 
-def logprobs_meta(variant: str, content: list[Logprob], min_prob: float = 0.01) -> dict:
+KOBLEX_RULES = Rules("koblex")
+
+
+def logprobs_meta(variant: str, content: list[Logprob]) -> dict:
     """The judge record the scorer builds for a reply with logprobs."""
-    return {"prompt_variant": variant, "mode": "logprobs", "min_prob": min_prob} | logprobs_record(
-        variant,  # type: ignore[arg-type]
-        content,
-    )
+    reply = "".join(reply_pieces(content))
+    record = logprobs_record(variant, content, reply)  # type: ignore[arg-type]
+    return {"prompt_variant": variant, "mode": "logprobs", "replies": [reply]} | record
 
 
-def derived(variant: str, *content: Logprob) -> float | None:
-    return derive(logprobs_meta(variant, list(content))).value
+def derived(variant: str, *content: Logprob, rules: Rules = KOBLEX_RULES) -> float | None:
+    return derive(logprobs_meta(variant, list(content)), rules).value
 
 
 class ScriptedModel:
@@ -187,6 +196,13 @@ def case_of(prompt: str) -> str:
         (" Score: 10/10", 10),
         ("<think>maybe 3</think>7", 7),
         ("Step 1: the answer cites article 2. Step 3: ... Final score: 8", 8),
+        # the committed score, not a later mention of another
+        ("Final score: 8. A score of 10 would require citing article 3.", 8),
+        ("8. A score of 10 would require citing article 3.", 8),
+        ("Score: 6. A score of 9 would need more. Final score: 7", 7),  # "final score" outranks "score:"
+        ("Score: 6 (a score of 9 if it cited article 2)", 6),
+        ("The answer is partly right; a score of 4 fits.", 4),
+        ("최종 점수: 5. 10점이 되려면 조문이 필요하다.", 5),
         ("점수: 9", 9),
         ("-1", None),  # negative: out of range, not 1
         ("score -3 (no wait) 6", None),  # the score-introduced number is -3, not the 3 inside it
@@ -317,10 +333,16 @@ def test_json_score_token_is_found_inside_the_reply() -> None:
     content = json_tokens(position("8", {"8": 0.6, "9": 0.3, "7": 0.1}))
     meta = logprobs_meta("deepeval", content)
     assert [p["index"] for p in meta["score_positions"]] == [4, 5]
-    assert derive(meta).value == pytest.approx(82.0)
+    assert derive(meta, KOBLEX_RULES).value == pytest.approx(82.0)
     # score after the reason: still the score's token, not the reply's first
     late = [*map(sure, ['{"', "reason", '":', ' "', "7", ' items",', ' "', "score", '":', " "])]
-    assert derived("deepeval", *late, position("6", {"6": 0.5, "5": 0.5}), sure("}")) == pytest.approx(55.0)
+    late_reply = [*late, position("6", {"6": 0.5, "5": 0.5}), sure("}")]
+    assert derived("deepeval", *late_reply) == pytest.approx(55.0)
+    # DeepEval instead weights the first token equal to "6", and the "7" in the reason is not it
+    assert derived("deepeval", *late_reply, rules=Rules("deepeval")) == pytest.approx(55.0)
+    late_six = [*late[:4], sure("6"), *late[5:], position("6", {"6": 0.5, "5": 0.5}), sure("}")]
+    assert derived("deepeval", *late_six) == pytest.approx(55.0)
+    assert derived("deepeval", *late_six, rules=Rules("deepeval")) == pytest.approx(60.0)
 
 
 def test_json_split_ten_reads_the_next_position() -> None:
@@ -334,7 +356,7 @@ def test_glued_space_token_before_the_score() -> None:
 
 
 def test_sampled_minus_with_five_percent_on_one_is_unscored_not_one() -> None:
-    bare = derive(logprobs_meta("bare", [position("-", {"-": 0.95, "1": 0.05}), sure("1")]))
+    bare = derive(logprobs_meta("bare", [position("-", {"-": 0.95, "1": 0.05}), sure("1")]), KOBLEX_RULES)
     assert bare.value is None and "-1" in bare.explanation
     in_json = json_tokens(position("-", {"-": 0.95, "1": 0.05}), sure("1"))
     assert derived("deepeval", *in_json) is None
@@ -362,8 +384,8 @@ def test_offsets_survive_hangul_split_across_tokens() -> None:
 def test_missing_score_position_falls_back_to_the_reply_integer() -> None:
     meta = logprobs_meta("deepeval", json_tokens(sure("7")))
     meta["score_positions"] = []
-    result = derive(meta)
-    assert result.value == 70.0 and result.details["weighting"] == "reply_integer"
+    result = derive(meta, KOBLEX_RULES)
+    assert result.value == 70.0 and result.details["weighted_by"] == "reply_integer"
 
 
 # ------------------------------------------------------------------------------------------------------------
@@ -442,18 +464,20 @@ def test_deepeval_logprobs_end_to_end_and_rederive(tmp_path) -> None:
     got = scores(log)
     assert got["case-a"].value["lf_eval"] == pytest.approx(82.0)
     assert got["case-b"].value["lf_eval"] == pytest.approx(10 * (9 * 0.5 + 6 * 0.495) / 0.995)
-    assert got["case-c"].value["lf_eval"] == pytest.approx(84.4)
+    # "10" as "1" "0": no token equals "10", so DeepEval (and the paper) took the raw score
+    assert got["case-c"].value["lf_eval"] == pytest.approx(100.0)
+    assert got["case-c"].metadata["deepeval_path"] == "raw_fallback"
     meta = got["case-a"].metadata
     assert meta["mode"] == "logprobs" and meta["prompt_variant"] == "deepeval"
+    assert meta["weighting"] == "deepeval" and meta["min_prob"] == 0.01 and meta["scale"] == 10
+    assert meta["deepeval_path"] == "weighted" and meta["deepeval_token_index"] == 4
     assert meta["prompt"]["name"] == "koblex/lf_eval" and meta["prompt"]["version"] == "v2.en"
     assert len(meta["prompt"]["sha256"]) == 64
     assert meta["judge_model"] == "mockllm/model" and meta["judge_config"]["role"] == "grader"
     assert meta["judge_usage"]["total_tokens"] == 102
     assert meta["replies"] == ['{"score": 8, "reason": "fine"}']
     assert meta["score_positions"][0]["token"] == "8" and len(meta["score_positions"][0]["top_logprobs"]) == 3
-    assert {int(k): v for k, v in meta["distribution"].items()} == pytest.approx({7: 0.1, 8: 0.6, 9: 0.3})
-    assert {int(k): v for k, v in got["case-b"].metadata["dropped"].items()} == pytest.approx({2: 0.005})
-    assert got["case-c"].metadata["ten_rule"] == "observed"
+    assert meta["tokens"] == ['{"', "score", '":', " ", "8", *JSON_AFTER]
 
     # one greedy judge call per item with top 20 logprobs and room for the JSON reply
     assert len(judge.calls) == 3
@@ -483,8 +507,10 @@ def test_deepeval_logprobs_end_to_end_and_rederive(tmp_path) -> None:
     record = json.loads(json.dumps(score.metadata))
     record["score_positions"][0]["top_logprobs"] = [["8", math.log(0.5)], ["9", math.log(0.5)]]
     assert rederive(sample, score.model_copy(update={"metadata": record}), {}) == {"lf_eval": 85.0}
-    assert rederive(sample, score, {"judge_prompt": "bare"}) == {"lf_eval": None}
-    assert rederive(sample, score, {"official": True}) == {"lf_eval": None}
+    with pytest.raises(RederivationRefused, match="prompt"):
+        rederive(sample, score, {"judge_prompt": "bare"})
+    with pytest.raises(RederivationRefused, match="official"):
+        rederive(sample, score, {"official": True})
     assert rederive(sample, Score(value=50.0), {}) == {"lf_eval": None}
 
 
@@ -528,10 +554,30 @@ def test_official_cuts_the_answer_to_800_characters(tmp_path) -> None:
         assert all(s.metadata["official"] is official for s in got.values())
 
 
-def test_no_logprobs_falls_back_to_sampling(tmp_path) -> None:
-    def js(score: object) -> str:
-        return json.dumps({"score": score, "reason": "r"})
+def js(score: object) -> str:
+    return json.dumps({"score": score, "reason": "r"})
 
+
+def test_no_logprobs_is_one_call_and_its_raw_score(tmp_path) -> None:
+    """DeepEval's judge without logprobs: the one reply's score, no resampling."""
+    replies = {"case-a": js(7), "case-b": '```json\n{"reason": "r", "score": 9}\n```', "case-c": js(11)}
+    judge = ScriptedModel(lambda prompt, config: text_output(replies[case_of(prompt)]))
+    log = read_eval_log(run(judge=judge, tmp_path=tmp_path).location)
+    got = scores(log)
+    assert got["case-a"].value["lf_eval"] == pytest.approx(70.0)
+    assert got["case-b"].value["lf_eval"] == pytest.approx(90.0)
+    assert math.isnan(got["case-c"].value) and got["case-c"].reason == "judge_unparsable"
+    assert got["case-c"].metadata["deepeval_score"] == pytest.approx(1.1)  # what DeepEval would have said
+    assert len(judge.calls) == 3 and all(c.logprobs for _, c in judge.calls)
+    meta = got["case-a"].metadata
+    assert meta["mode"] == "raw" and meta["judge_calls"] == 1 and meta["deepeval_path"] == "raw_fallback"
+    for sample in log.samples:
+        assert rederive(sample, sample.scores["lf_eval"], {}) == {
+            "lf_eval": sample.scores["lf_eval"].value["lf_eval"] if sample.id != "case-c" else None
+        }
+
+
+def test_no_logprobs_sampling_is_a_named_non_paper_option(tmp_path) -> None:
     replies = {
         "case-a": [js(7), js(8), '```json\n{"reason": "r", "score": 9}\n```', js(8), "n/a"],
         "case-b": [js(3), js(-3), js(11), "{broken", js(3)],
@@ -563,12 +609,19 @@ def test_no_logprobs_falls_back_to_sampling(tmp_path) -> None:
     sampled = [c for _, c in judge.calls if not c.logprobs]
     assert all(c.temperature == 1.0 and c.max_tokens == 1024 for c in sampled)
     assert sum(1 for c in sampled if c.num_choices == 5) == 3
-    for sample in log.samples:
-        assert rederive(sample, sample.scores["lf_eval"], {}) == sample.scores["lf_eval"].value
+    for sample in log.samples:  # not the paper's protocol: the leaderboard refuses it
+        with pytest.raises(RederivationRefused, match="sampled"):
+            rederive(sample, sample.scores["lf_eval"], {})
 
 
-def test_bare_sampling_reads_the_last_score(tmp_path) -> None:
-    replies = ["Step 1: fine. Final score: 8", "-1", "score -3 (no wait) 6", "6", "Score: 10"]
+def test_bare_sampling_reads_the_committed_score(tmp_path) -> None:
+    replies = [
+        "Step 1: fine. Final score: 8. A score of 10 would need more",
+        "-1",
+        "score -3 (no wait) 6",
+        "6",
+        "Score: 10",
+    ]
 
     def reply(prompt: str, config: GenerateConfig) -> ModelOutput:
         if config.logprobs:
@@ -598,7 +651,7 @@ def test_unparsable_reply_is_unscored_not_zero(tmp_path) -> None:
         assert math.isnan(got[case].value)
         assert got[case].reason == "judge_unparsable"
     assert "11" in got["case-a"].explanation and got["case-a"].metadata["mode"] == "logprobs"
-    assert got["case-b"].metadata["mode"] == "sampled"
+    assert got["case-b"].metadata["mode"] == "raw"
     assert got["case-c"].value["lf_eval"] == pytest.approx(60.0)
     [lf] = [s for s in log.results.scores if s.name == "lf_eval"]
     assert lf.metrics["mean"].value == pytest.approx(60.0)
@@ -635,6 +688,14 @@ def test_invalid_arguments() -> None:
         lf_eval(prompt="geval")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="min_prob"):
         lf_eval(min_prob=1.5)
+    with pytest.raises(ValueError, match="min_prob"):
+        lf_eval(min_prob=math.nan)
+    with pytest.raises(ValueError, match=r"DeepEval's weighting cuts alternatives at 0\.01"):
+        lf_eval(min_prob=0.05)
+    with pytest.raises(ValueError, match="use it with prompt='deepeval'"):
+        lf_eval(prompt="bare", weighting="deepeval")
+    with pytest.raises(ValueError, match="weighting must be"):
+        lf_eval(weighting="geval")  # type: ignore[arg-type]
 
 
 # ------------------------------------------------------------------------------------------------------------

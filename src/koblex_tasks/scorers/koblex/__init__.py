@@ -1,7 +1,8 @@
 """KoBLEX scorers: provision match and token F1 (deterministic), LF-Eval (the paper's G-Eval judge)."""
 
+from koblex_tasks.scorers.koblex.deepeval_weighting import deepeval_weighted_score
 from koblex_tasks.scorers.koblex.lf_eval import lf_eval
 from koblex_tasks.scorers.koblex.provision_match import provision_match
 from koblex_tasks.scorers.koblex.token_f1 import token_f1
 
-__all__ = ["lf_eval", "provision_match", "token_f1"]
+__all__ = ["deepeval_weighted_score", "lf_eval", "provision_match", "token_f1"]

@@ -1,22 +1,26 @@
 """`lf_eval`: the KoBLEX paper's LF-Eval (legal fidelity), DeepEval's G-Eval judge score reported on 0-100.
 
-The paper ran DeepEval's `GEval` (3.2.x, default judge gpt-4o) with five evaluation steps and the parameters
-input (background + question), actual output (the answer, cut to 800 characters), expected output and
-context (the gold provisions); DeepEval sends the steps (not the criteria), asks for a JSON object with an
-integer `score` 0-10 and a `reason`, and weights the score by the judge's token probabilities. Here the judge
-is the model bound to the `grader` role; `prompt="deepeval"` (default) sends DeepEval's prompt
-(`lf_eval_prompt.py`), `prompt="bare"` the cheaper prompt answered with the score alone.
+The paper ran DeepEval's `GEval` with five evaluation steps and the parameters input (background + question),
+actual output (the answer, cut to 800 characters), expected output and context (the gold provisions); DeepEval
+sends the steps (not the criteria), asks for a JSON object with an integer `score` 0-10 and a `reason`, and
+weights the score by the judge's token probabilities. The official pipeline passes no judge model, so the
+judge was DeepEval's default (gpt-4o up to DeepEval 3.2.1, gpt-4.1 from 3.2.2; the paper does not say which
+version): here the judge is the model bound to the `grader` role, named in every score's `judge_model`.
+`prompt="deepeval"` (default) sends DeepEval's prompt (`lf_eval_prompt.py`), `prompt="bare"` the cheaper
+prompt answered with the score alone.
 
-Score per item, x10 ("logprobs" mode): one greedy call with `top_logprobs`; the score is found INSIDE the
-reply (the JSON `score` value, or for "bare" the number where the prompt asks for it) and weighted by the
-alternatives at its token (`lf_eval_weights.py`: DeepEval's weighted summed score, plus the "10" split on
-digit-splitting tokenizers). A provider that returns no logprobs is sampled `samples` times at temperature 1
-and the valid scores averaged ("sampled" mode). A score that is not an integer 0-10 ("-1", 11, prose, broken
-JSON) leaves the item unscored (`judge_unparsable`), never 0 and never clipped.
+Score per item, x10: one greedy call with `top_logprobs`. `weighting="deepeval"` (the paper's, the default
+for DeepEval's prompt) is GEval's number case for case (`deepeval_weighting.py`), a judge without logprobs
+included (its one reply's raw score); `weighting="koblex"` (the bare prompt's) weights the alternatives at the
+token where the score stands (`lf_eval_weights.py`). Either way a reply whose score our strict parse does not
+read as an integer 0-10 ("-1", 11, prose, broken JSON) leaves the item unscored (`judge_unparsable`), never 0
+and never clipped: that is the failure rate the leaderboard reports. `samples > 1` (not the paper's) replaces a
+judge without logprobs by the mean of that many replies at temperature 1 ("sampled" mode).
 
-**Re-derivable.** The metadata keeps the judge record (replies, reply tokens, the logprobs at the score
-token, mode, variant, `min_prob`; `lf_eval_record.py`) with the prompt ref and judge config, and the value is
-computed from that record by `derive`; `rederive` recomputes it from a logged score.
+**Re-derivable.** The metadata keeps the judge record (replies, tokens, the logprobs a weighting reads, mode,
+weighting, `min_prob`, scale; `lf_eval_record.py`) with the prompt ref and judge config, and the value is
+computed from that record by `derive`; `rederive` recomputes it from a logged score with the spec's rules
+(`benchmarks/koblex/spec.py`), refusing a log that declares other ones.
 
 **No grader, no score.** `get_model(role="grader")` silently falls back to the model under test when no
 grader is bound, so the scorer checks the role first and returns `Score.unscored(reason="no_grader")`.
@@ -26,29 +30,50 @@ and 1 for sampled replies; max tokens 1024 for the JSON reply, 3 (logprobs) / 16
 uncached.
 """
 
+import math
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 from inspect_ai.log import EvalSample
 from inspect_ai.model import ChatMessage, ChatMessageUser, GenerateConfig, Model, ModelOutput
 from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import TaskState
 
-from koblex_tasks.benchmarks.koblex.spec import KOBLEX, LF_EVAL
+from koblex_tasks.benchmarks.koblex.spec import (
+    KOBLEX,
+    LF_EVAL,
+    LF_EVAL_MIN_PROB,
+    LF_EVAL_SCALE,
+    LF_EVAL_WEIGHTING,
+)
 from koblex_tasks.judge_role import GRADER_ROLE
 from koblex_tasks.scorers.judge import JudgeConfig, total_usage
-from koblex_tasks.scorers.koblex.lf_eval_parse import Variant, parse_score
+from koblex_tasks.scorers.koblex.deepeval_weighting import deepeval_weighted_score
+from koblex_tasks.scorers.koblex.lf_eval_parse import VARIANTS, Variant, parse_score
 from koblex_tasks.scorers.koblex.lf_eval_prompt import Language, judge_prompt, render_prompt
-from koblex_tasks.scorers.koblex.lf_eval_record import derive, logprobs_record
+from koblex_tasks.scorers.koblex.lf_eval_record import Rules, Weighting, derive, logprobs_record
 from koblex_tasks.scorers.koblex.lf_eval_weights import clean_token, score_distribution
 from koblex_tasks.scorers.metrics import value_metrics
 
-__all__ = ["clean_token", "lf_eval", "parse_score", "rederive", "score_distribution"]
+__all__ = [
+    "RederivationRefused",
+    "clean_token",
+    "deepeval_weighted_score",
+    "lf_eval",
+    "parse_score",
+    "rederive",
+    "score_distribution",
+    "spec_rules",
+]
 
 # (logprobs call, sampled call) max tokens per variant: a JSON object with a brief reason, or a bare score
 # (room for one leading whitespace token plus "1" "0" on digit-splitting tokenizers).
 MAX_TOKENS: dict[Variant, tuple[int, int]] = {"deepeval": (1024, 1024), "bare": (3, 16)}
 SAMPLED_TEMPERATURE = 1.0
+
+
+class RederivationRefused(ValueError):
+    """A logged LF-Eval score whose declared protocol is not the spec's: the leaderboard refuses the log."""
 
 
 async def _sample_replies(
@@ -64,61 +89,121 @@ async def _sample_replies(
     return outputs
 
 
-def rederive(sample: EvalSample, score: Score, params: Mapping[str, Any]) -> dict[str, float | None]:
-    """`{"lf_eval": value or None}` recomputed from `score.metadata` alone, by the scorer's own `derive`.
+def spec_rules(variant: Any) -> Rules:
+    """The rules a re-derivation applies to a score of this judge prompt: the spec's, for task version
+    1.0.0 (`LF_EVAL_WEIGHTING`, `LF_EVAL_MIN_PROB`, `LF_EVAL_SCALE`)."""
+    if variant not in LF_EVAL_WEIGHTING:
+        raise RederivationRefused(f"unknown LF-Eval judge prompt {variant!r}")
+    return Rules(cast(Weighting, LF_EVAL_WEIGHTING[variant]), LF_EVAL_MIN_PROB, LF_EVAL_SCALE)
 
-    `params` are the scorer's logged arguments (the leaderboard passes them): a recorded protocol that
-    contradicts them (`prompt` — `judge_prompt` as a task argument — or `official`, when given) re-derives to
-    None, as does a score without a judge record (no grader, a log from before the record existed, or a
-    malformed record). `sample` is not needed: the record holds it all.
+
+def _declared_rules_agree(rules: Rules, sources: Mapping[str, Mapping[str, Any]]) -> None:
+    """Raise when the log (scorer arguments or score record) declares a rule other than the spec's; a NaN
+    `min_prob` equals nothing, so it is refused too. None (a scorer argument left to its default) declares
+    nothing."""
+    expected = {"min_prob": rules.min_prob, "scale": rules.scale, "weighting": rules.weighting}
+    for where, source in sources.items():
+        for key, value in expected.items():
+            if source.get(key) is not None and not (source[key] == value and not _is_nan(source[key])):
+                raise RederivationRefused(
+                    f"LF-Eval {key}={source[key]!r} in the {where}; the spec's rule is {value!r}"
+                )
+    if sources["score record"].get("mode") == "sampled":
+        raise RederivationRefused("sampled judge replies (samples > 1) are not the paper's protocol")
+
+
+def _is_nan(value: Any) -> bool:
+    return isinstance(value, float) and math.isnan(value)
+
+
+def rederive(sample: EvalSample, score: Score, params: Mapping[str, Any]) -> dict[str, float | None]:
+    """`{"lf_eval": value or None}` recomputed from `score.metadata` by the scorer's own `derive`, with the
+    rules of the spec (`spec_rules`), never the log's.
+
+    `params` are the scorer's logged arguments (the leaderboard passes them). A log whose scorer arguments or
+    score record declare another `min_prob`, scale or weighting, or a recorded protocol that contradicts
+    `params` (`prompt` — `judge_prompt` as a task argument — or `official`, when given), raises
+    `RederivationRefused`, which the leaderboard reports as a score it cannot re-derive. A score without a
+    judge record (no grader, a log from before the record existed, or a malformed record) re-derives to None.
+    `sample` is not needed: the record holds it all.
     """
     meta = score.metadata or {}
     variant = params.get("prompt", params.get("judge_prompt"))
     if variant is not None and variant != meta.get("prompt_variant"):
-        return {"lf_eval": None}
+        raise RederivationRefused(
+            f"the score was judged with prompt {meta.get('prompt_variant')!r}, the run declares {variant!r}"
+        )
     if "official" in params and bool(params["official"]) != bool(meta.get("official")):
-        return {"lf_eval": None}
+        raise RederivationRefused(f"the score's official={meta.get('official')!r} contradicts the run's")
+    if "mode" not in meta:
+        return {"lf_eval": None}  # no judge record
+    rules = spec_rules(meta.get("prompt_variant"))
+    _declared_rules_agree(rules, {"scorer arguments": params, "score record": meta})
     try:
-        return {"lf_eval": derive(meta).value}
-    except (KeyError, TypeError, ValueError, AttributeError):
+        return {"lf_eval": derive(meta, rules).value}
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError):
         return {"lf_eval": None}
 
 
 @scorer(metrics=value_metrics(LF_EVAL, KOBLEX.stratum))
 def lf_eval(
     language: Language = "en",
-    samples: int = 5,
+    samples: int = 1,
     top_logprobs: int = 20,
-    min_prob: float = 0.01,
+    min_prob: float = LF_EVAL_MIN_PROB,
     model_role: str = GRADER_ROLE,
     temperature: float | None = None,
     max_tokens: int | None = None,
     cache: bool | str = False,
     prompt: Variant = "deepeval",
     official: bool = False,
+    weighting: Weighting | None = None,
 ) -> Scorer:
     """LF-Eval: the judge's expected 0-10 legal-fidelity score x10 (0-100); needs a bound judge role.
 
     Args:
         language: judge prompt language, "en" (the paper's wording) or "ko" (a translation).
-        samples: sampled replies per item when the judge's provider returns no logprobs.
+        samples: 1 (the paper's): a judge without logprobs is scored by its one reply; more: the mean of that
+            many replies at temperature 1 (not the paper's protocol; the leaderboard refuses it).
         top_logprobs: alternatives requested per token position (DeepEval's 20; most providers allow 0-20).
-        min_prob: alternatives with a smaller (joint) probability are dropped before renormalising.
+        min_prob: the "koblex" weighting's cut on alternatives (DeepEval's 1% is fixed; another value is not
+            the paper's protocol and the leaderboard refuses it).
         model_role: the model role of the judge (default "grader").
         temperature: judge temperature (default: 0 for the logprobs call, 1 for sampled replies).
         max_tokens: judge reply length (default: 1024 for "deepeval"; 3 logprobs / 16 sampled for "bare").
         cache: cache judge replies with Inspect's cache (True, or an expiry such as "1D"; default off).
         prompt: "deepeval" (the paper's DeepEval GEval prompt, JSON reply) or "bare" (score-only reply).
         official: judge the raw answer cut to its first 800 characters, as the paper's script did.
+        weighting: "deepeval" (DeepEval's own, case for case) or "koblex" (the alternatives at the score's
+            place); default the spec's for the prompt ("deepeval" for DeepEval's prompt, "koblex" for "bare").
     """
     judge_config = JudgeConfig(role=model_role, temperature=temperature, max_tokens=max_tokens, cache=cache)
     if samples < 1:
         raise ValueError("samples must be at least 1")
     if not 0 <= min_prob < 1:
         raise ValueError(f"min_prob must be in [0, 1), got {min_prob}")
+    if prompt not in VARIANTS:
+        raise ValueError(f"LF-Eval prompt must be one of {', '.join(VARIANTS)}, got {prompt!r}")
+    chosen = cast(Weighting, weighting or LF_EVAL_WEIGHTING[prompt])
+    if chosen not in ("deepeval", "koblex"):
+        raise ValueError(f"weighting must be 'deepeval' or 'koblex', got {chosen!r}")
+    if chosen == "deepeval" and prompt != "deepeval":
+        raise ValueError("weighting='deepeval' reads DeepEval's JSON reply: use it with prompt='deepeval'")
+    if chosen == "deepeval" and min_prob != LF_EVAL_MIN_PROB:
+        raise ValueError(
+            f"DeepEval's weighting cuts alternatives at {LF_EVAL_MIN_PROB}: min_prob is 'koblex's"
+        )
+    rules = Rules(chosen, min_prob, LF_EVAL_SCALE)
     template = judge_prompt(prompt, language)
     logprobs_tokens, sampled_tokens = MAX_TOKENS[prompt]
-    protocol = {"prompt": template.ref, "prompt_variant": prompt, "official": official, "min_prob": min_prob}
+    protocol = {
+        "prompt": template.ref,
+        "prompt_variant": prompt,
+        "official": official,
+        "weighting": chosen,
+        "min_prob": min_prob,
+        "scale": LF_EVAL_SCALE,
+    }
 
     async def score(state: TaskState, target: Target) -> Score:
         if not judge_config.bound():
@@ -145,16 +230,19 @@ def lf_eval(
             "judge_config": judge_config.describe(),
         }
         choice = first.choices[0] if first.choices else None
+        outputs = [first]
         if choice is not None and choice.logprobs is not None and choice.logprobs.content:
-            outputs = [first]
-            meta |= {"mode": "logprobs", "replies": [choice.message.text]}
-            meta |= logprobs_record(prompt, choice.logprobs.content)
+            reply = choice.message.text
+            meta |= {"mode": "logprobs", "replies": [reply]}
+            meta |= logprobs_record(prompt, choice.logprobs.content, reply)
+        elif samples == 1:  # DeepEval's judge without logprobs: the one reply's raw score
+            meta |= {"mode": "raw", "replies": [choice.message.text if choice is not None else ""]}
         else:
-            outputs = [first, *await _sample_replies(judge, judge_config, messages, samples, sampled_tokens)]
+            outputs += await _sample_replies(judge, judge_config, messages, samples, sampled_tokens)
             replies = [c.message.text for o in outputs[1:] for c in o.choices][:samples]
             meta |= {"mode": "sampled", "replies": replies}
         meta |= {"judge_usage": total_usage(outputs), "judge_calls": len(outputs)}
-        derived = derive(meta)
+        derived = derive(meta, rules)
         meta |= derived.details
         answer = meta["replies"][0] if meta["replies"] else ""
         if derived.value is None:

@@ -5,8 +5,10 @@ Two reply shapes, one per prompt variant:
   (after a leading `<think>` block, which DeepEval did not skip); a missing final "}" or a trailing comma is
   tolerated. The value is the top-level `score` member wherever it stands (the last one if repeated, as
   `json.loads` keeps it), read with its sign.
-- "bare": the number where the prompt asks for it: the LAST number introduced by "score"/"점수" (e.g. "Step 1:
-  ... Final score: 8" is 8), else a number opening the reply (the prompt ends with "Score:"), with its sign.
+- "bare": the score the reply commits to, with its sign, by the first of: the last "final score"/"최종 점수"
+  number; the last "score:"/"점수:" (or "=") number; a number opening the reply (the prompt ends with
+  "Score:"); the last number after "score is/of", "점수는". So "Final score: 8. A score of 10 would..." is 8
+  and "8. A score of 10 would..." is 8: a score merely mentioned later does not override the committed one.
 
 A value is valid only if it is an integer 0..10 (8.0 counts as 8): "-1", 11, 7.5, "8" (a string) or true are
 invalid and leave the item unscored, never clipped into range.
@@ -24,8 +26,10 @@ VARIANTS: tuple[Variant, ...] = ("deepeval", "bare")
 MAX_SCORE = 10
 
 _NUMBER = r"(?P<sign>[-−]\s*)?(?P<num>[0-9]+(?:\.[0-9]+)?)"
-_INTRODUCED = re.compile(r"(?:\bscore\b|점수)\s*(?:[:=]|is\b|of\b|는|은)?\s*" + _NUMBER, re.IGNORECASE)
+_FINAL = re.compile(r"(?:\bfinal\s+score\b|최종\s*점수)\s*(?:[:=]|is\b|는|은)?\s*" + _NUMBER, re.IGNORECASE)
+_STATED = re.compile(r"(?:\bscore\b|점수)\s*[:=]\s*" + _NUMBER, re.IGNORECASE)
 _LEADING = re.compile(r"\s*" + _NUMBER)
+_PHRASED = re.compile(r"(?:\bscore\b|점수)\s*(?:is\b|of\b|는|은)?\s*" + _NUMBER, re.IGNORECASE)
 _DECODER = json.JSONDecoder()
 
 
@@ -93,13 +97,22 @@ def json_score(text: str) -> ScoreSpan | None:
         return None
 
 
+def _committed(text: str, start: int) -> re.Match[str] | None:
+    """The match of the committed score (tiers in the module docstring)."""
+    for pattern in (_FINAL, _STATED):
+        found = list(pattern.finditer(text, start))
+        if found:
+            return found[-1]
+    leading = _LEADING.match(text, start)
+    if leading is not None:
+        return leading
+    phrased = list(_PHRASED.finditer(text, start))
+    return phrased[-1] if phrased else None
+
+
 def bare_score(text: str) -> ScoreSpan | None:
-    """The last "score"-introduced number, else a number opening the reply; None if neither."""
-    start = _body_start(text)
-    introduced = list(_INTRODUCED.finditer(text, start))
-    match = introduced[-1] if introduced else None
-    if match is None:
-        match = _LEADING.match(text, start)
+    """The score the bare reply commits to (see the module docstring); None if there is none."""
+    match = _committed(text, _body_start(text))
     if match is None:
         return None
     number = match.group("num")

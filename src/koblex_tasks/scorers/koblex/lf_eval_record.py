@@ -1,25 +1,43 @@
 """The LF-Eval judge record kept in the score metadata, and the one function that turns it into the value.
 
-The scorer stores what the judge returned (`replies`; in logprobs mode also `reply_tokens`, the reply as
-decoded tokens, and `score_positions`, the logprobs at the score's token and the one after it) and computes
-the value with `derive` from that record alone. The leaderboard calls the same `derive` on a log's metadata,
-so a stored value that does not follow from its record is caught without calling the judge.
+The scorer stores what the judge returned (`replies`; in logprobs mode also `tokens`, the generated tokens as
+the provider named them, `reply_tokens`, the reply as decoded per-token text, and `score_positions`, the
+logprobs at the tokens a weighting reads) and computes the value with `derive` from that record and the
+`Rules` alone. The leaderboard calls the same `derive` with the spec's rules on a log's metadata, so a stored
+value that does not follow from its record is caught without calling the judge.
 
-Record keys: `prompt_variant` ("deepeval" | "bare"), `mode` ("logprobs" | "sampled"), `min_prob`,
-`replies`, and in logprobs mode `reply_tokens` and `score_positions` (each `{index, token, logprob,
-top_logprobs: [[token, logprob], ...]}`).
+Two weightings (`Rules.weighting`), both unscored when our strict parse finds no integer 0-10 where the prompt
+asks for the score (the failure rate the leaderboard reports):
+- "deepeval" (the paper's): DeepEval GEval's number, case for case (`deepeval_weighting.py`);
+- "koblex": the alternatives at the token where the score stands, "10" split on digit-splitting tokenizers,
+  alternatives under `min_prob` dropped (`lf_eval_weights.py`).
+
+Record keys: `prompt_variant` ("deepeval" | "bare"), `weighting`, `mode` ("logprobs" | "raw": one reply
+without logprobs, scored by its integer | "sampled": the non-paper mean of several replies), `min_prob`,
+`scale`, `replies`, and in logprobs mode `tokens`, `reply_tokens` and `score_positions` (each `{index, token,
+logprob, top_logprobs: [[token, logprob], ...]}`).
 """
 
 import codecs
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any, Literal, cast
 
-from inspect_ai.model import Logprob
+from inspect_ai.model import Logprob, Logprobs, TopLogprob
 
-from koblex_tasks.scorers.koblex.lf_eval_parse import VARIANTS, Variant, locate_score, parse_score
+from koblex_tasks.benchmarks.koblex.spec import LF_EVAL_MIN_PROB, LF_EVAL_SCALE
+from koblex_tasks.scorers.koblex.deepeval_weighting import (
+    DeepEvalReplyError,
+    deepeval_reply_score,
+    geval_score,
+    score_token_index,
+)
+from koblex_tasks.scorers.koblex.lf_eval_parse import VARIANTS, ScoreSpan, Variant, locate_score, parse_score
 from koblex_tasks.scorers.koblex.lf_eval_weights import Position, score_distribution
+
+Weighting = Literal["deepeval", "koblex"]
+Mode = Literal["logprobs", "raw", "sampled"]
 
 _DIGITS = re.compile(r"[0-9]+")
 _MARKERS = {"Ġ": " ", "▁": " ", "Ċ": "\n"}
@@ -55,18 +73,59 @@ def token_at(pieces: Sequence[str], offset: int) -> tuple[int, int] | None:
     return None
 
 
-def logprobs_record(variant: Variant, content: Sequence[Logprob]) -> dict[str, Any]:
-    """`reply_tokens` and the `score_positions` (the score's token and the next) of a reply with logprobs."""
+def _deepeval_index(reply: str, content: Sequence[Logprob]) -> int | None:
+    """The token DeepEval weights (the first equal to the reply's `str(score)`), None if it reads none."""
+    try:
+        return score_token_index(deepeval_reply_score(reply), Logprobs(content=list(content)))
+    except DeepEvalReplyError:
+        return None
+
+
+def logprobs_record(variant: Variant, content: Sequence[Logprob], reply: str) -> dict[str, Any]:
+    """`tokens`, `reply_tokens` and the `score_positions` of a reply with logprobs: the token where the score
+    stands and the next (the "koblex" weighting) and the token DeepEval weights, when it reads one."""
     pieces = reply_pieces(content)
-    positions: list[dict[str, Any]] = []
+    indexes: set[int] = set()
     span = locate_score(variant, "".join(pieces))
     at = token_at(pieces, span.start) if span is not None else None
     if at is not None:
-        index = at[0]
-        positions = [
-            {"index": i, **Position.of(content[i]).as_dict()} for i in (index, index + 1) if i < len(content)
-        ]
-    return {"reply_tokens": pieces, "score_positions": positions}
+        indexes |= {at[0], at[0] + 1}
+    deepeval_index = _deepeval_index(reply, content)
+    if deepeval_index is not None:
+        indexes.add(deepeval_index)
+    positions = [
+        {"index": i, **Position.of(content[i]).as_dict()} for i in sorted(indexes) if i < len(content)
+    ]
+    return {"tokens": [lp.token for lp in content], "reply_tokens": pieces, "score_positions": positions}
+
+
+def _positions(record: Mapping[str, Any]) -> dict[int, Position]:
+    return {int(p["index"]): Position.from_dict(p) for p in record.get("score_positions") or []}
+
+
+def recorded_logprobs(record: Mapping[str, Any]) -> Logprobs:
+    """The judge's logprobs as far as the record keeps them: every token, alternatives at the kept positions."""
+    positions = _positions(record)
+    content = []
+    for i, token in enumerate(record["tokens"]):
+        kept = positions.get(i)
+        alternatives = (
+            [TopLogprob(token=t, logprob=lp) for t, lp in kept.alternatives] if kept is not None else None
+        )
+        content.append(
+            Logprob(token=str(token), logprob=kept.logprob if kept else 0.0, top_logprobs=alternatives)
+        )
+    return Logprobs(content=content)
+
+
+@dataclass(frozen=True)
+class Rules:
+    """How a record becomes a value: the weighting, the alternatives' cut ("koblex") and the 0-10 scale's
+    factor. The scorer passes its arguments; a re-derivation the spec's values, never the log's."""
+
+    weighting: Weighting
+    min_prob: float = LF_EVAL_MIN_PROB
+    scale: int = LF_EVAL_SCALE
 
 
 @dataclass(frozen=True)
@@ -86,19 +145,28 @@ def _shown(probs: Mapping[int, float]) -> dict[str, float]:
     return {str(s): p for s, p in probs.items()}
 
 
-def _from_logprobs(variant: Variant, record: Mapping[str, Any], min_prob: float) -> Derivation:
-    pieces = [str(p) for p in record["reply_tokens"]]
-    text = "".join(pieces)
+def _strict(variant: Variant, text: str) -> int | Derivation:
+    """Our strict parse: the integer 0-10 where the prompt asks for the score, else the unscored derivation."""
     span = locate_score(variant, text)
     if span is None:
         return _unscored("no score in the judge's reply")
-    score = span.score
-    if score is None:
+    if span.score is None:
         return _unscored(f"the judge's score {span.value!r} is not an integer 0-10", reply_score=span.value)
+    return span.score
+
+
+def _from_logprobs(variant: Variant, record: Mapping[str, Any], rules: Rules) -> Derivation:
+    """The "koblex" weighting: the alternatives at the token where the score stands."""
+    pieces = [str(p) for p in record["reply_tokens"]]
+    text = "".join(pieces)
+    score = _strict(variant, text)
+    if isinstance(score, Derivation):
+        return score
+    span = cast(ScoreSpan, locate_score(variant, text))
     index, token_start = cast(tuple[int, int], token_at(pieces, span.start))  # span.start is inside text
     token_end = token_start + len(pieces[index])
     digits_end = min(cast(re.Match[str], _DIGITS.match(text, span.start)).end(), token_end)
-    positions = {int(p["index"]): Position.from_dict(p) for p in record.get("score_positions") or []}
+    positions = _positions(record)
     first = positions.get(index)
     dist = (
         score_distribution(
@@ -106,26 +174,27 @@ def _from_logprobs(variant: Variant, record: Mapping[str, Any], min_prob: float)
             positions.get(index + 1),
             text[token_start : span.start],
             text[digits_end:token_end],
-            min_prob,
+            rules.min_prob,
         )
         if first is not None
         else None
     )
-    if dist is None:  # DeepEval too falls back to the reply's own integer when the weighting fails
-        details = {"reply_score": score, "weighting": "reply_integer", "expected_score": float(score)}
+    if dist is None:  # as DeepEval does, the reply's own integer when the weighting fails
+        details = {"reply_score": score, "weighted_by": "reply_integer", "expected_score": float(score)}
         return Derivation(
-            score * 10.0,
-            f"judge score {score}/10 (no valid alternative with probability >= {min_prob} at the score token)",
+            score * float(rules.scale),
+            f"judge score {score}/10 (no valid alternative with probability >= {rules.min_prob} at the score "
+            "token)",
             details | {"distribution": {str(score): 1.0}},
         )
     ev = dist.expected
     shown = ", ".join(f"P({s})={p:.3f}" for s, p in dist.probs.items())
     return Derivation(
-        ev * 10,
+        ev * rules.scale,
         f"expected judge score {ev:.3f}/10 from {shown}",
         {
             "reply_score": score,
-            "weighting": "logprobs",
+            "weighted_by": "logprobs",
             "expected_score": ev,
             "distribution": _shown(dist.probs),
             "raw_distribution": _shown(dist.raw),
@@ -136,7 +205,48 @@ def _from_logprobs(variant: Variant, record: Mapping[str, Any], min_prob: float)
     )
 
 
-def _from_samples(variant: Variant, replies: Sequence[str]) -> Derivation:
+def _from_raw(variant: Variant, reply: str, rules: Rules) -> Derivation:
+    """One reply without logprobs ("koblex"): its integer."""
+    score = _strict(variant, reply)
+    if isinstance(score, Derivation):
+        return score
+    return Derivation(
+        score * float(rules.scale),
+        f"judge score {score}/10 (no logprobs)",
+        {"reply_score": score, "weighted_by": "reply_integer", "expected_score": float(score)},
+    )
+
+
+def _deepeval(variant: Variant, record: Mapping[str, Any], rules: Rules) -> Derivation:
+    """The "deepeval" weighting: GEval's number, where our strict parse finds a valid score."""
+    reply = str(record["replies"][0])
+    logprobs = recorded_logprobs(record) if record["mode"] == "logprobs" else None
+    strict = _strict(variant, reply)
+    try:
+        geval = geval_score(reply, logprobs)
+    except DeepEvalReplyError as exc:
+        if isinstance(strict, Derivation):
+            return strict
+        return _unscored(f"{exc}: the paper's protocol gives it no score", reply_score=strict)
+    path = "weighted" if geval.index is not None else "raw_fallback"
+    details = {
+        "reply_score": geval.raw_score,
+        "expected_score": geval.g_score,
+        "deepeval_path": path,
+        "deepeval_token_index": geval.index,
+    }
+    if isinstance(strict, Derivation):
+        shown = f"{strict.explanation} (DeepEval would report {geval.score:.4f})"
+        return Derivation(None, shown, strict.details | {"deepeval_score": geval.score})
+    how = (
+        f"DeepEval's weighted score at token {geval.index}"
+        if geval.index is not None
+        else f"DeepEval's fallback to the raw score (no usable token equals {str(geval.raw_score)!r})"
+    )
+    return Derivation(geval.g_score * rules.scale, f"{how}: {geval.g_score:.3f}/10", details)
+
+
+def _from_samples(variant: Variant, replies: Sequence[str], rules: Rules) -> Derivation:
     parsed = [parse_score(r, variant) for r in replies]
     valid = [p for p in parsed if p is not None]
     if not valid:
@@ -146,7 +256,7 @@ def _from_samples(variant: Variant, replies: Sequence[str]) -> Derivation:
         )
     ev = sum(valid) / len(valid)
     return Derivation(
-        ev * 10,
+        ev * rules.scale,
         f"mean of {len(valid)}/{len(replies)} sampled judge scores: {ev:.3f}/10",
         {
             "sampled_scores": parsed,
@@ -156,8 +266,9 @@ def _from_samples(variant: Variant, replies: Sequence[str]) -> Derivation:
     )
 
 
-def derive(record: Mapping[str, Any]) -> Derivation:
-    """The LF-Eval value (0-100) of a judge record; unscored (None) when the record holds no valid score.
+def derive(record: Mapping[str, Any], rules: Rules) -> Derivation:
+    """The LF-Eval value (0-100) of a judge record under `rules`; unscored (None) when our strict parse finds
+    no valid score, or DeepEval cannot read the reply under the "deepeval" weighting.
 
     Raises KeyError/TypeError/ValueError on a record that is not of the documented shape.
     """
@@ -165,8 +276,14 @@ def derive(record: Mapping[str, Any]) -> Derivation:
     if variant not in VARIANTS:
         raise ValueError(f"unknown LF-Eval prompt variant {variant!r}")
     mode = record["mode"]
-    if mode == "logprobs":
-        return _from_logprobs(variant, record, float(record["min_prob"]))
     if mode == "sampled":
-        return _from_samples(variant, [str(r) for r in record["replies"]])
-    raise ValueError(f"unknown LF-Eval mode {mode!r}")
+        return _from_samples(variant, [str(r) for r in record["replies"]], rules)
+    if mode not in ("logprobs", "raw"):
+        raise ValueError(f"unknown LF-Eval mode {mode!r}")
+    if rules.weighting == "deepeval":
+        return _deepeval(variant, record, rules)
+    if rules.weighting == "koblex":
+        if mode == "logprobs":
+            return _from_logprobs(variant, record, rules)
+        return _from_raw(variant, str(record["replies"][0]), rules)
+    raise ValueError(f"unknown LF-Eval weighting {rules.weighting!r}")

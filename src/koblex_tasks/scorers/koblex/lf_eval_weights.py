@@ -1,9 +1,11 @@
-"""DeepEval's weighted summed score: the expected judge score under the token probabilities at the score.
+"""The "koblex" weighting (not the paper's; `deepeval_weighting.py` is): the expected judge score under the token
+probabilities at the place the score stands.
 
-At the token where the reply's score starts (found inside the reply, not its first token), the top
-alternatives that spell an integer 0..10 are kept, those below `min_prob` (joint probability, DeepEval's 1%)
-dropped and the rest renormalised; the score is their expected value. A "-" (or any other non-number)
-alternative carries no score mass. Unlike DeepEval, "11" or "100" is no score either.
+At the token where the reply's score starts (found inside the reply, not the first token equal to it as
+DeepEval takes it), the top alternatives that spell an integer 0..10 are kept (merged over space markers), those
+below `min_prob` (joint probability) dropped and the rest renormalised; the score is their expected value. A
+"-" (or any other non-number) alternative carries no score mass. Unlike DeepEval, "11", "100" or "٨" is no
+score either, and a score token merged with a space (" 7") is still weighted.
 
 **"10" on digit-splitting tokenizers** (Qwen, Llama-2 ...): there the token "1" covers both 1 and 10.
 - Sampled "1": P("0" | "1") is read from the next position's alternatives (exact), so P(10) = P("1")*P0 and
