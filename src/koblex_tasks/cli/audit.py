@@ -240,14 +240,42 @@ def _pairs(labels: Path, logs: tuple[Path, ...]) -> list[tuple[LabellerSet, Labe
     help=f"bootstrap resamples (default {DEFAULT_N_BOOT})",
 )
 @click.option("--seed", type=int, default=DEFAULT_SEED, help=f"bootstrap seed (default {DEFAULT_SEED})")
+@click.option(
+    "--judges",
+    is_flag=True,
+    help="`judge-audit legit --judges LOG...`: one table of every judge (rubric and Likert) vs the lawyers "
+    "and vs every other judge",
+)
+@click.option(
+    "--lawyers",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="with --judges: the lawyers' labels CSV (human_labels.csv); without it, judges only",
+)
 def judge_audit(
-    labels: Path, logs: tuple[Path, ...], as_json: bool, lf_eval: bool, n_boot: int, seed: int
+    labels: Path,
+    logs: tuple[Path, ...],
+    as_json: bool,
+    lf_eval: bool,
+    n_boot: int,
+    seed: int,
+    judges: bool,
+    lawyers: Path | None,
 ) -> None:
     """Agreement (Krippendorff's alpha, Cohen's kappa, correlations) between issue labellers.
 
     With only a labels CSV holding two groups, it compares the groups (lawyer vs lawyer: the ceiling a judge
     can be held to). Each LOG adds a judge, compared with every group of the CSV.
+
+    `judge-audit legit --judges LOG... [--lawyers CSV]`: every judge of the LOGs (the rubric judge, and the
+    Likert judge where scored) against the lawyers and against each other, at issue and score level, with the
+    rubric-vs-Likert comparison; Markdown, or --json.
     """
+    if judges:
+        _judges_table(labels, logs, lawyers, as_json, n_boot, seed)
+        return
+    if lawyers is not None:
+        raise click.UsageError("--lawyers goes with --judges")
     if lf_eval:
         _lf_eval_audit(labels, logs, as_json)
         return
@@ -256,6 +284,31 @@ def judge_audit(
         echo_json({"labels": str(labels), "comparisons": [r.to_dict() for r in reports]})
     else:
         click.echo("\n\n".join(format_report(r) for r in reports))
+
+
+def _judges_table(
+    benchmark: Path, logs: tuple[Path, ...], lawyers: Path | None, as_json: bool, n_boot: int, seed: int
+) -> None:
+    """`judge-audit legit --judges LOG...`: see :mod:`koblex_tasks.audit.legit.judges`."""
+    from koblex_tasks.audit.legit.judges import compare_raters, format_markdown, load_raters
+
+    if str(benchmark) != "legit":
+        raise click.UsageError(
+            f"--judges compares LEGIT judges: `judge-audit legit --judges LOG...`, not {benchmark}"
+        )
+    if not logs:
+        raise click.UsageError("--judges needs at least one LOG")
+    with reading("cannot read the judges"):
+        raters = load_raters(lawyers, logs)
+    if len(raters) < 2:
+        raise CommandError(f"only one rater ({raters[0].name}): give another LOG or --lawyers CSV")
+    table = compare_raters(raters, n_boot=n_boot, seed=seed)
+    if as_json:
+        echo_json(
+            {"lawyers": str(lawyers) if lawyers else None, "logs": [str(x) for x in logs], **table.to_dict()}
+        )
+    else:
+        click.echo(format_markdown(table))
 
 
 def judge_audit_main(argv: list[str] | None = None) -> int:

@@ -1,5 +1,6 @@
 """`legit_rag`: citations RAG puts exactly the record's cited laws above the question; BM25 over any corpus."""
 
+import pytest
 from inspect_ai import Task
 from inspect_ai import eval as inspect_eval
 
@@ -70,7 +71,5 @@ def test_bm25_over_a_given_corpus_is_recorded(sample_records, tiny_corpus, tmp_p
 
 
 def test_unknown_retrieval_is_refused_when_built() -> None:
-    import pytest
-
     with pytest.raises(ValueError, match="retrieval must be one of"):
         legit_rag(retrieval="dense")  # type: ignore[arg-type]

@@ -27,13 +27,14 @@ def generator_name(log: EvalLog, sample_metadata: dict[str, Any] | None = None) 
     return model.split("/", 1)[1] if model.startswith("replay/") else model
 
 
-def _find_score(scores: dict[str, Any], where: str) -> Any:
-    if SCORER_NAME in scores:
-        return scores[SCORER_NAME]
-    candidates = [k for k in scores if k.rsplit("/", 1)[-1].startswith(SCORER_NAME)]
+def find_score(scores: dict[str, Any], where: str, name: str = SCORER_NAME) -> Any:
+    """A sample's score by scorer name (also `pkg/name`, or `name1` when Inspect de-duplicated it)."""
+    if name in scores:
+        return scores[name]
+    candidates = [k for k in scores if k.rsplit("/", 1)[-1].startswith(name)]
     if len(candidates) == 1:
         return scores[candidates[0]]
-    raise DataError(where, None, f"no '{SCORER_NAME}' score (scorers: {sorted(scores)})")
+    raise DataError(where, None, f"no '{name}' score (scorers: {sorted(scores)})")
 
 
 def load_judge_labels_from_log(
@@ -52,7 +53,7 @@ def load_judge_labels_from_log(
     for sample in log.samples:
         if not sample.scores:
             continue
-        score = _find_score(sample.scores, where)
+        score = find_score(sample.scores, where)
         meta = score.metadata or {}
         issues = meta.get("issues")
         if not isinstance(issues, dict):

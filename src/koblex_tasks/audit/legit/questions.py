@@ -27,7 +27,13 @@ from koblex_tasks.audit.legit.labels import LabellerSet, UnitLabels
 from koblex_tasks.benchmarks.legit.issues import ROOT_ID, issue_path
 from koblex_tasks.scorers.legit.arithmetic import Verdict, rubric_score
 
-__all__ = ["QuestionScores", "StoredDifferences", "official_script_alpha", "recompute_questions"]
+__all__ = [
+    "QuestionScores",
+    "StoredDifferences",
+    "official_script_alpha",
+    "own_question_scores",
+    "recompute_questions",
+]
 
 Question = tuple[str, str]  # (generator, doc_id)
 TOLERANCE = 1e-9  # stored scores are decimal text of floats: equal up to the last bits
@@ -118,6 +124,17 @@ def recompute_questions(a: LabellerSet, b: LabellerSet, rule: str = "paper") -> 
         skipped=len(shared) - len(keys),
         differences=[_differences(a.name, qa, scores_a), _differences(b.name, qb, scores_b)],
     )
+
+
+def own_question_scores(labeller: LabellerSet, rule: str = "paper") -> dict[Question, float]:
+    """Each question's score under `rule` from one labeller's labels, for the questions it labelled with a root
+    (a labeller compared with a Likert judge, which has no issue labels to align node for node)."""
+    out: dict[Question, float] = {}
+    for key, units in sorted(_by_question(labeller).items()):
+        ids = _tree_order(units)
+        if ids is not None and ROOT_ID in units:
+            out[key] = _score(ids, units, rule)[0]
+    return out
 
 
 def official_script_alpha(a: np.ndarray, b: np.ndarray) -> Estimate:

@@ -13,9 +13,11 @@ an empty system prompt; we send only the user message.
 
 import json
 import re
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import anyio
 from inspect_ai.model import CachePolicy, ChatMessageUser, Model, ModelUsage
 
 from koblex_tasks.benchmarks.legit.issues import Issue
@@ -60,15 +62,25 @@ def parse_judge_reply(text: str) -> Verdict | None:
     `<OUTPUT>`), a ```json fence, or bare JSON. Both flags must be JSON booleans; anything else (missing keys,
     "yes", 1) is unparsable rather than guessed.
     """
+    for obj in reply_objects(text):
+        verdict = verdict_from_object(obj)
+        if verdict is not None:
+            return verdict
+    return None
+
+
+def reply_objects(text: str) -> Iterator[dict[str, Any]]:
+    """The JSON objects a judge reply may hold, most explicit first: `<OUTPUT>` tags, ```json fences, bare.
+
+    Shared by every LEGIT judge (rubric, Likert), so both read replies the same way.
+    """
     candidates = [m.group(1) for m in _OUTPUT_TAG.finditer(text)]
     candidates += [m.group(1) for m in _FENCE.finditer(text)]
     candidates.append(text)
     for candidate in candidates:
         obj = _json_object(candidate)
-        verdict = verdict_from_object(obj) if obj is not None else None
-        if verdict is not None:
-            return verdict
-    return None
+        if obj is not None:
+            yield obj
 
 
 def judge_prompt_text(response: str, issue: Issue, version: str = "v1") -> str:
@@ -132,3 +144,28 @@ async def judge_issue(
             result.verdict = verdict
             break
     return result
+
+
+async def judge_tree(
+    judge: Model,
+    response: str,
+    issues: Sequence[Issue],
+    retries: int,
+    judge_config: JudgeConfig,
+    prompt_version: str = "v1",
+    concurrency: int = 8,
+) -> dict[str, IssueJudgement]:
+    """Judge every node of a tree, `concurrency` calls in flight: what the scorer and the reward both do."""
+    judgements: dict[str, IssueJudgement] = {}
+    limiter = anyio.Semaphore(max(1, concurrency))
+
+    async def run(issue: Issue) -> None:
+        async with limiter:
+            judgements[issue.id] = await judge_issue(
+                judge, response, issue, retries, judge_config, prompt_version
+            )
+
+    async with anyio.create_task_group() as group:
+        for issue in issues:
+            group.start_soon(run, issue)
+    return {issue.id: judgements[issue.id] for issue in issues}

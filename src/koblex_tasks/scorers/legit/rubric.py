@@ -20,13 +20,12 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-import anyio
 from inspect_ai.log import EvalSample
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer
 from inspect_ai.solver import TaskState
 
 from koblex_tasks.benchmarks.legit.issues import Issue, issues_from_metadata
-from koblex_tasks.benchmarks.legit.spec import LEGIT, LEGIT_RUBRIC
+from koblex_tasks.benchmarks.legit.spec import LEGIT, LEGIT_RUBRIC, REPLAYED_KEY
 from koblex_tasks.judge_role import GRADER_ROLE
 from koblex_tasks.prompts import load_prompt
 from koblex_tasks.scorers.judge import JudgeConfig, total_usage
@@ -40,13 +39,12 @@ from koblex_tasks.scorers.legit.arithmetic import (
 )
 from koblex_tasks.scorers.legit.judging import (
     JUDGE_PROMPT,
-    IssueJudgement,
-    judge_issue,
     judge_prompt_text,
+    judge_tree,
     parse_judge_reply,
 )
 from koblex_tasks.scorers.legit.metrics import pooled
-from koblex_tasks.scorers.legit.verdicts import REPLAYED_KEY, issue_metadata, read_row, stored_check
+from koblex_tasks.scorers.legit.verdicts import issue_metadata, read_row, stored_check
 from koblex_tasks.scorers.metrics import value_metrics
 
 __all__ = [
@@ -160,19 +158,9 @@ def legit_rubric(
     async def judged(state: TaskState, issues: list[Issue]) -> Score:
         judge = judge_config.model()
         response = state.output.completion
-        judgements: dict[str, IssueJudgement] = {}
-        limiter = anyio.Semaphore(max(1, concurrency))
-
-        async def run(issue: Issue) -> None:
-            async with limiter:
-                judgements[issue.id] = await judge_issue(
-                    judge, response, issue, retries, judge_config, prompt_version
-                )
-
-        async with anyio.create_task_group() as group:
-            for issue in issues:
-                group.start_soon(run, issue)
-
+        judgements = await judge_tree(
+            judge, response, issues, retries, judge_config, prompt_version, concurrency
+        )
         ids = [i.id for i in issues]
         labels = {i: judgements[i].verdict for i in ids}
         result = rubric_score(ids, labels, rule, official_script)
@@ -235,7 +223,8 @@ def legit_rubric(
 # Re-deriving a logged score
 
 
-def _label(record: Any) -> Verdict | None:
+def label_from_record(record: Any) -> Verdict | None:
+    """A node's verdict from its logged record (both flags booleans, or both null = no verdict)."""
     if not isinstance(record, Mapping):
         raise ValueError(f"an issue record must be an object, got {type(record).__name__}")
     contains, correct = record.get("contains_issue"), record.get("correct_conclusion")
@@ -260,7 +249,7 @@ def rescore(sample: EvalSample, score: Score, rule: str, official_script: bool) 
             f"sample {sample.id!r}: no issue tree in the sample metadata or no labels in the score"
         )
     tree = [str(node["id"]) for node in tree_meta]
-    labels = {str(i): _label(record) for i, record in issues.items()}
+    labels = {str(i): label_from_record(record) for i, record in issues.items()}
     replay = meta.get(REPLAYED_KEY)
     if isinstance(replay, Mapping) and replay.get("extra"):  # a released row with ids outside the tree
         result = unscored(dict.fromkeys(tree), len(tree) - 1)  # is never scored
