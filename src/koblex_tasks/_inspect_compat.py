@@ -46,6 +46,7 @@ __all__ = [
     "generate_config_sets_max_tokens",
     "parse_cli_args",
     "registry_name",
+    "run_generate_config",
     "set_model_roles",
     "solver_params",
 ]
@@ -111,3 +112,9 @@ def generate_config_sets_max_tokens(model: Model) -> bool:
     """Did the run itself set max_tokens (`--max-tokens`, the task's or the model's config)?"""
     config: GenerateConfig = active_generate_config()
     return config.max_tokens is not None or model.config.max_tokens is not None
+
+
+def run_generate_config(model: Model) -> GenerateConfig:
+    """The run's own generation settings (command line, task, model config), before any per-call config."""
+    active: GenerateConfig = active_generate_config()
+    return active.merge(model.config)

@@ -54,6 +54,12 @@ def _report() -> click.Command:
     return report
 
 
+def _conformance() -> click.Command:
+    from koblex_tasks.cli.conformance import conformance
+
+    return conformance
+
+
 @click.group(
     cls=KoblexGroup,
     # the audit and leaderboard pull in the statistics stack: imported only when their command runs
@@ -62,6 +68,7 @@ def _report() -> click.Command:
         "leaderboard": (_leaderboard, "Submit logs, build the site, compare runs."),
         "grid": (_grid, "Run the paper's method grid resumably; report it beside the paper's runs."),
         "report": (_report, "Analyses of finished logs (LEGIT error attribution)."),
+        "conformance": (_conformance, "Compare a live run's model requests with the official scripts'."),
     },
     context_settings={"help_option_names": ["-h", "--help"]},
     epilog=EXIT_CODES_HELP,

@@ -11,17 +11,25 @@ PAPER_RERANKER = "dragonkue/bge-reranker-v2-m3-ko"  # the cross-encoder of the o
 # ParSeR's parametric provisions, selection and answer; the closed-book and one-time-retrieval answers use
 # "answer". vLLM scripts: SamplingParams(temperature=0.0, top_p=0.9, max_tokens=4000 | 2048 for the selection).
 # OpenAI scripts: one request shape for every call (temperature 0.01, top_p 0.9, max_tokens 2000).
-STAGES = ("provisions", "selection", "answer")
+# Every vLLM call also passes a seed (0; the ProbTree/BeamAggr tree stage 1) and `enable_thinking=False` to
+# the chat template (sent as `chat_template_kwargs`; a template that does not know it ignores it), and asks
+# for logprobs=1 where the script did; no OpenAI call sends a seed. The multi-hop reasoning calls (IRCoT,
+# FLARE: stage "reasoning") use temperature 0.0 on both backends. `koblex conformance` proves these call for
+# call against the recorded official requests.
 GENERATION: dict[str, dict[str, Any]] = {
     "system_user": {
         "temperature": 0.0,
         "top_p": 0.9,
-        "max_tokens": {"provisions": 4000, "selection": 2048, "answer": 4000},
+        "max_tokens": {"provisions": 4000, "selection": 2048, "answer": 4000, "tree": 2048, "reasoning": 4000},
+        "seed": {"provisions": 0, "selection": 0, "answer": 0, "tree": 1, "reasoning": 0},
+        "chat_template_kwargs": {"enable_thinking": False},
+        "top_logprobs": {"answer": 1, "tree": 1},  # vLLM's SamplingParams(logprobs=1)
     },
     "user": {
         "temperature": 0.01,
         "top_p": 0.9,
-        "max_tokens": {"provisions": 2000, "selection": 2000, "answer": 2000},
+        "max_tokens": {"provisions": 2000, "selection": 2000, "answer": 2000, "tree": 2000, "reasoning": 4000},
+        "stage_temperature": {"reasoning": 0.0},
     },
 }
 

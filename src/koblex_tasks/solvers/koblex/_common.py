@@ -22,7 +22,7 @@ from inspect_ai.model import (
 from inspect_ai.solver import Generate, TaskState
 from inspect_ai.util import store_as
 
-from koblex_tasks._inspect_compat import generate_config_sets_max_tokens
+from koblex_tasks._inspect_compat import generate_config_sets_max_tokens, run_generate_config
 from koblex_tasks.benchmarks.koblex.evidence import OFFICIAL_ANSWER, AnswerRule, ProvisionEvidence
 from koblex_tasks.benchmarks.koblex.spec import GENERATION, KOBLEX
 from koblex_tasks.corpus.provision import Provision
@@ -101,7 +101,34 @@ class Generation:
         return cls(chat_format, dict(limits))
 
     def config(self, stage: str) -> GenerateConfig:
-        return limit_config(self.max_tokens[stage])
+        """The call's settings as the official script of this chat format sent them for `stage`.
+
+        max_tokens (unless the run sets it), the seed (unless the run sets one), the chat-template
+        arguments (unless the run sends its own `extra_body`), logprobs where the script asked, and the
+        stage's temperature where it differs from the task's (unless the run changed the task's).
+        """
+        return stage_config(self.chat_format, stage, self.max_tokens.get(stage))
+
+
+def stage_config(chat_format: ChatFormat, stage: str, max_tokens: int | None) -> GenerateConfig:
+    """See `Generation.config`: the official script's settings for one call, yielding to the run's own."""
+    paper = GENERATION[chat_format]
+    run = run_generate_config(get_model())
+    values: dict[str, Any] = {}
+    if max_tokens is not None and run.max_tokens is None:
+        values["max_tokens"] = max_tokens
+    seed = (paper.get("seed") or {}).get(stage)
+    if seed is not None and run.seed is None:
+        values["seed"] = seed
+    if paper.get("chat_template_kwargs") and run.extra_body is None:
+        values["extra_body"] = {"chat_template_kwargs": dict(paper["chat_template_kwargs"])}
+    top = (paper.get("top_logprobs") or {}).get(stage)
+    if top is not None:
+        values.update(logprobs=True, top_logprobs=top)
+    temperature = (paper.get("stage_temperature") or {}).get(stage)
+    if temperature is not None and run.temperature in (None, paper["temperature"]):
+        values["temperature"] = temperature
+    return GenerateConfig(**values)
 
 
 @dataclass(frozen=True)
@@ -144,8 +171,8 @@ async def answer_with(state: TaskState, generate: Generate, prompt: StagePrompt,
     store_as(ProvisionEvidence).answer_rule = OFFICIAL_ANSWER.as_dict()
     generation = Generation.of(state)
     state.messages = prompt.messages(generation.chat_format, **values)
-    max_tokens = generation.config("answer").max_tokens
-    return await (generate(state, max_tokens=max_tokens) if max_tokens else generate(state))
+    config = generation.config("answer").model_dump(exclude_none=True)
+    return await generate(state, **config)
 
 
 async def answer_closed_book(
