@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from inspect_ai._util.error import PrerequisiteError
-from inspect_ai._util.registry import registry_info
+from inspect_ai._util.registry import registry_find, registry_info
 from inspect_ai.model import GenerateConfig, Model
 from inspect_ai.model._generate_config import active_generate_config
 from inspect_ai.model._model import active_model
@@ -44,7 +44,9 @@ __all__ = [
     "display_print",
     "eval_running",
     "generate_config_sets_max_tokens",
+    "model_api_names",
     "parse_cli_args",
+    "pending_base_url",
     "registry_name",
     "run_generate_config",
     "set_model_roles",
@@ -112,6 +114,18 @@ def generate_config_sets_max_tokens(model: Model) -> bool:
     """Did the run itself set max_tokens (`--max-tokens`, the task's or the model's config)?"""
     config: GenerateConfig = active_generate_config()
     return config.max_tokens is not None or model.config.max_tokens is not None
+
+
+def model_api_names() -> list[str]:
+    """The providers `--model <provider>/...` accepts (every registered model API), without namespaces."""
+    found = registry_find(lambda info: info.type == "modelapi")
+    return sorted({registry_info(api).name.rsplit("/", 1)[-1] for api in found})
+
+
+def pending_base_url(api: object) -> str | None:
+    """The server URL of a provider that connects lazily (vLLM: its `base_url` arg or `VLLM_BASE_URL`)."""
+    url = getattr(api, "_init_base_url", None)
+    return str(url) if url else None
 
 
 def run_generate_config(model: Model) -> GenerateConfig:

@@ -44,6 +44,7 @@ from koblex_tasks.solvers.common import RETRIEVAL_METADATA_KEY
 from koblex_tasks.solvers.discovery import retrieves as solver_retrieves
 from koblex_tasks.solvers.koblex._common import CHAT_FORMATS, GENERATION_METADATA_KEY, ChatFormat
 from koblex_tasks.solvers.koblex.parser import parser
+from koblex_tasks.solvers.preflight import preflight
 from koblex_tasks.tasks.koblex.checks import (
     SetupError,
     check_choice,
@@ -119,6 +120,7 @@ def koblex(
         solver: the method (default: ParSeR); `--solver` on the command line replaces it.
     """
     check_unknown_args(unknown, [p for p in inspect.signature(koblex).parameters if p != "unknown"])
+    preflight()
     check_choice("lang", lang, LANG_SUFFIX)
     check_choice("tokenizer", tokenizer, TOKENIZERS)
     check_choice("retrieval", retrieval, RETRIEVAL_MODES)

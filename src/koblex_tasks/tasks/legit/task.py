@@ -34,6 +34,7 @@ from koblex_tasks.solvers.common import RETRIEVAL_METADATA_KEY
 from koblex_tasks.solvers.grader import refuse_without_grader, require_grader
 from koblex_tasks.solvers.legit.predict import legit_predict
 from koblex_tasks.solvers.legit.verdicts import legit_verdicts
+from koblex_tasks.solvers.preflight import preflight
 from koblex_tasks.tasks.legit.checks import (
     TaskArgumentError,
     as_strings,
@@ -146,6 +147,7 @@ def legit(
         tokenizer: BM25 tokenizer for retrieval solvers.
         reranker: reranker for retrieval solvers.
     """
+    preflight()
     with as_task_argument_errors():
         check_choice("rule", rule, RULES)
         wanted_difficulty = as_strings("difficulty", difficulty)

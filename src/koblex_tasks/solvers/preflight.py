@@ -1,0 +1,116 @@
+"""Before the first sample: is every model the run will call there to be called?
+
+`inspect eval` with no `--model`, with a `vllm/` model and neither vLLM nor a server, or with a base URL where
+nothing listens does not fail: it hangs (a client retrying a closed port for 15 minutes) or ends with exit 0
+after a traceback. Each task calls `preflight()` when `inspect eval`/`eval()` builds it, so such a run is one
+line and exit 1 in seconds. Checked cheaply for the evaluated model and every bound role: a model is given,
+a provider that starts its own server is installed, and a base URL accepts a TCP connection within
+`CONNECT_TIMEOUT` seconds. Credentials and other providers' packages are Inspect's own check when it builds
+the model (one line, exit 1). A server that drops mid-run is Inspect's retry business.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import socket
+import urllib.request
+from collections.abc import Iterator
+from urllib.parse import urlsplit
+
+from inspect_ai.model import Model, model_roles
+
+from koblex_tasks._inspect_compat import active_model, pending_base_url
+from koblex_tasks.errors import SetupError
+from koblex_tasks.judge_role import built_by_eval
+
+CONNECT_TIMEOUT = 3.0
+NO_MODEL = "none/none"  # what Inspect builds for an eval without --model (it fails on the first call)
+# Providers that start a local server when given no URL, and the package that server needs.
+SELF_SERVING = {"vllm": ("vllm", "VLLM_BASE_URL"), "sglang": ("sglang", "SGLANG_BASE_URL")}
+
+
+class PreflightError(SetupError, RuntimeError):
+    """A model of the run cannot be called: the message names it, the URL or variable, and the fix."""
+
+
+def preflight() -> None:
+    """Refuse the run when a model it will call is not there (a no-op outside an eval's task build)."""
+    if not built_by_eval():
+        return
+    checked: set[str] = set()
+    for flag, model in _run_models():
+        check_model(flag, model, checked)
+
+
+def _run_models() -> Iterator[tuple[str, Model]]:
+    """(the option that gave it, model) for the evaluated model and each bound role."""
+    model = active_model()
+    if model is not None:
+        yield "--model ", model
+    for role, bound in model_roles().items():
+        for each in bound if isinstance(bound, list) else [bound]:
+            yield f"--model-role {role}=", each
+
+
+def check_model(flag: str, model: Model, checked: set[str] | None = None) -> None:
+    """One model: given at all, its server startable or its base URL reachable (each URL tried once)."""
+    name = str(model)
+    if name == NO_MODEL:
+        raise PreflightError(
+            "no model given: add --model <provider>/<model> (e.g. --model openai/gpt-4o, or --model "
+            "koblexmock/x for a mock run that calls no model), or set INSPECT_EVAL_MODEL"
+        )
+    provider = name.split("/", 1)[0]
+    url = getattr(model.api, "base_url", None) or pending_base_url(model.api)
+    if url is None and provider in SELF_SERVING:
+        package, variable = SELF_SERVING[provider]
+        url = os.environ.get(variable)
+        if url is None and importlib.util.find_spec(package) is None:
+            raise PreflightError(
+                f"{flag}{name}: {package} is not installed, so Inspect cannot start its server: "
+                f"pip install {package} (on a GPU machine), or set {variable}=http://<host>:<port>/v1 "
+                "to use a running server"
+            )
+    if not url or (checked is not None and url in checked):
+        return
+    if checked is not None:
+        checked.add(url)
+    problem = unreachable(url)
+    if problem is not None:
+        source = url_source(url, provider)
+        raise PreflightError(
+            f"{flag}{name}: cannot connect to {url} ({source}): {problem}; start the server there "
+            f"or point {source} at a running one"
+        )
+
+
+def unreachable(url: str, timeout: float = CONNECT_TIMEOUT) -> str | None:
+    """Why a TCP connection to the URL's host and port fails, or None when it opens (or a proxy decides)."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return None  # not a network address we know how to try
+    if parts.scheme in urllib.request.getproxies() and not urllib.request.proxy_bypass(parts.hostname):
+        return None  # the proxy, not a direct connection, reaches it
+    try:
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+    except ValueError:
+        return f"'{parts.netloc}' has no valid port"
+    try:
+        with socket.create_connection((parts.hostname, port), timeout=timeout):
+            return None
+    except TimeoutError:
+        return f"no answer within {timeout:g} s"
+    except socket.gaierror:
+        return f"unknown host '{parts.hostname}'"
+    except OSError as exc:
+        return (exc.strerror or str(exc)).lower()
+
+
+def url_source(url: str, provider: str) -> str:
+    """Where the URL came from: the environment variable holding it, else the command line or the provider's
+    default (which its `<PROVIDER>_BASE_URL` variable overrides)."""
+    for variable, value in sorted(os.environ.items()):
+        if variable.endswith("_BASE_URL") and value.rstrip("/") == url.rstrip("/"):
+            return variable
+    return f"--model-base-url or {provider.upper().replace('-', '_')}_BASE_URL"
