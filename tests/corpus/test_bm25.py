@@ -46,7 +46,7 @@ def test_ranking_matches_brute_force(tiny_corpus: Path, tmp_path: Path, tokenize
     ]:
         q_tokens = tokenizer.tokenize([query])[0]
         expected = brute_force_bm25(docs, q_tokens)
-        hits = index.search(query, k=5)
+        hits = index.search(query, k=5, order="float64")
         assert hits, query
         for hit in hits:
             assert hit.score == pytest.approx(expected[hit.index], rel=1e-4)
@@ -56,8 +56,11 @@ def test_ranking_matches_brute_force(tiny_corpus: Path, tmp_path: Path, tokenize
 
 def test_unknown_terms_and_k_larger_than_corpus(tiny_corpus: Path, tmp_path: Path) -> None:
     index = BM25Index.open(load_statutes(str(tiny_corpus)), OfficialTokenizer(), cache_dir=tmp_path)
-    assert index.search("zzzz qqqq", k=3) == []
-    assert len(index.search("제337조(강도상해", k=100)) <= len(TINY_STATUTES)
+    assert index.search("zzzz qqqq", k=3, order="float64") == []
+    assert len(index.search("제337조(강도상해", k=100, order="float64")) < len(TINY_STATUTES)
+    # bm25s' order: k rows whatever matched (zero-score rows pad), at most the whole corpus
+    assert [h.score for h in index.search("zzzz qqqq", k=3)] == [0.0] * 3
+    assert len(index.search("제337조(강도상해", k=100)) == len(TINY_STATUTES)
 
 
 def test_cache_hit_stale_and_corrupted(

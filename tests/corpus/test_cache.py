@@ -240,3 +240,37 @@ def test_stale_staging_directories_are_removed_live_ones_kept(tmp_path: Path) ->
     os.utime(left, (past, past))
     _open(tmp_path, [])
     assert not left.exists() and [p.name for p in text_kind.iterdir()] == ["k1"]
+
+
+def test_a_verification_is_remembered_until_a_file_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A warm start does not hash an unchanged entry again; any write to a file (even one that keeps its size
+    and puts its modification time back) brings the hashing back, as does a change just before a verification."""
+    import json
+    import os
+
+    from koblex_tasks.corpus import cache
+
+    _open(tmp_path, [])
+    entry = _entry(tmp_path)
+    hashed: list[int] = []
+    real = cache.files_sha256
+    monkeypatch.setattr(cache, "files_sha256", lambda paths: hashed.append(len(paths)) or real(paths))
+    monkeypatch.setattr(cache, "RACY_NS", 0)  # the files were written just now
+    assert cache.verify_entry(entry, "k1") and cache.verify_entry(entry, "k1")
+    assert hashed == [1]  # the second verification trusted the stamp
+    assert [p.name for p in (tmp_path / "text").iterdir()] == ["k1"]  # the stamp is not beside the entry
+    value = entry / "value.txt"
+    stat = value.stat()
+    time.sleep(0.01)
+    value.write_text("VALUE", encoding="utf-8")
+    os.utime(value, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert not cache.verify_entry(entry, "k1") and hashed == [1, 1]
+    # a stamp taken less than RACY_NS after a file's last change is not trusted
+    _open(tmp_path, [])
+    monkeypatch.setattr(cache, "RACY_NS", 10**12)
+    before = len(hashed)
+    assert cache.verify_entry(entry, "k1") and cache.verify_entry(entry, "k1") and len(hashed) == before + 2
+    stamp = next((tmp_path / ".verified" / "text").iterdir())
+    assert json.loads(stamp.read_text(encoding="utf-8"))["key"] == "k1"

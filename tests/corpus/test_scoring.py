@@ -73,7 +73,7 @@ def test_both_kernels_equal_the_reference_exactly(n_docs: int, fast_kernel, monk
         expected = reference_top(docs, query, 20)
         for kernel in (fast_kernel, numpy_kernel):
             monkeypatch.setattr(scoring, "_fast", kernel)
-            hits = index.search_tokens(query, 20)
+            hits = index.search_tokens(query, 20, order="float64")
             assert [(h.index, h.score) for h in hits] == expected, (query, kernel)
         assert np.array_equal(index.scores(query), reference_scores(docs, query))
 
@@ -95,11 +95,14 @@ def test_ties_are_broken_by_position_in_both_selections(fast_kernel) -> None:
 def test_k_bounds_and_empty_queries(fast_kernel) -> None:
     docs = _zipf_docs(200, seed=3)
     index = _index(docs)
-    assert index.search_tokens([], 5) == [] and index.search_tokens(["nope"], 5) == []
-    assert index.search_tokens(["t1"], 0) == []
-    everything = index.search_tokens(["t1", "t2"], 10_000)
+    f64 = "float64"
+    assert index.search_tokens([], 5, f64) == [] and index.search_tokens(["nope"], 5, f64) == []
+    assert index.search_tokens(["t1"], 0, f64) == [] and index.search_tokens(["t1"], 0) == []
+    everything = index.search_tokens(["t1", "t2"], 10_000, f64)
     assert [(h.index, h.score) for h in everything] == reference_top(docs, ["t1", "t2"], 10_000)
-    assert index.search_many(["t1 t2", "", "zzz"], 3) == [index.search("t1 t2", 3), [], []]
+    assert index.search_many(["t1 t2", "", "zzz"], 3, f64) == [index.search("t1 t2", 3, f64), [], []]
+    with pytest.raises(ValueError, match="unknown BM25 order"):
+        index.search_tokens(["t1"], 3, "float16")  # type: ignore[arg-type]
 
 
 def test_concurrent_searches_use_their_own_accumulators(fast_kernel, monkeypatch) -> None:

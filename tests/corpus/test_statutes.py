@@ -148,7 +148,7 @@ def test_duplicate_texts_are_kept_once_with_one_warning(
             [Provision(f"r{i}", h, c) for i, (h, c) in enumerate(texts)]
         )
     hits = BM25Index.open(corpus, OfficialTokenizer(), cache_dir=tmp_path / "cache").search(
-        "손해배상 청구", 5
+        "손해배상 청구", 5, order="float64"
     )
     assert [h.index for h in hits] == [0]
 

@@ -9,6 +9,7 @@ them one sequential pass over the accumulator beats tracking touched paragraphs,
 branch the CPU cannot predict (it made summing three times slower). A pass in position order needs no tie
 test: a later paragraph with an equal score ranks below. Queries with few postings visit only the paragraphs
 they touched, recorded without a branch.
+`accumulate` is bm25s' dense float32 sum, for the `bm25s` ordering.
 """
 
 from typing import Any
@@ -103,3 +104,12 @@ def search(
                 _sift_down(heap_val, heap_doc, k, value, doc)
                 bound = heap_val[0]
     return _sorted_positive(heap_val, heap_doc)
+
+
+@numba.njit(cache=True, nogil=True)
+def accumulate(indptr: Any, postings: Any, scores: Any, terms: Any, out: Any) -> None:
+    """Add each term's column into `out`, term after term (bm25s' dense score array, in its order)."""
+    for j in range(terms.size):
+        term = terms[j]
+        for p in range(indptr[term], indptr[term + 1]):
+            out[postings[p]] += scores[p]

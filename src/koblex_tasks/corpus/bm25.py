@@ -3,17 +3,22 @@
 Scores are Lucene's BM25 (bm25s' default `method="lucene"`, k1=1.5, b=0.75), as the official code ran it:
 idf = ln(1 + (N - df + 0.5) / (df + 0.5)) and, per paragraph, idf * tf / (tf + k1 (1 - b + b dl / avgdl)).
 The index is term-major: for each term, the paragraphs containing it (ascending) and their precomputed term
-scores in float64. A query adds the columns of its distinct terms (each times its count in the query) and keeps
-the best k (`scoring.py`), so a score is the exact float64 sum, the same as a brute-force computation; ties are
-broken by corpus position. No bm25s or scipy is imported: building takes numpy alone, loading is `np.load`
-with memory mapping, and the vocabulary is one JSON list.
+scores, twice, because two orderings are offered (`ORDERS`):
+- `bm25s` (the paper's): what bm25s 0.2 (numpy backend, as the official scripts ran it) returns: float32 term
+  scores rounded as bm25s rounds them, summed in float32 once per query token occurrence, and bm25s' own
+  selection, whose tie order and zero-score padding of a short list come from numpy's `argpartition`
+  (`scoring.bm25s_top_k`). The recorded official lists are reproduced exactly (tests/corpus/test_official_bm25.py).
+- `float64`: the exact float64 sum over the query's distinct terms (each times its count), the same as a
+  brute-force computation, ties broken by corpus position, positive scores only: deterministic everywhere.
+Neither imports bm25s; queries never import scipy, loading is `np.load` with memory mapping, and the vocabulary
+is one JSON list.
 """
 
 import math
-import threading
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal, get_args
 
 import numpy as np
 import orjson
@@ -23,12 +28,15 @@ from koblex_tasks.corpus.cache import corpus_key, entry_path, open_cached
 from koblex_tasks.corpus.scoring import Columns, top_k
 from koblex_tasks.corpus.statutes import StatuteCorpus, data_error
 from koblex_tasks.corpus.tokenizers import Encoded, Tokenizer, encode_with
-from koblex_tasks.corpus.wordcache import remembering_words
+from koblex_tasks.corpus.wordcache import remembering_query_words, remembering_words
 
-__all__ = ["BM25Index", "BM25Params", "IndexHit", "Postings", "top_k"]
+__all__ = ["ORDERS", "BM25Index", "BM25Order", "BM25Params", "IndexHit", "Postings", "top_k"]
 
-INDEX_FORMAT = 2  # 1: bm25s' saved float32 score matrix; 2: this module's float64 postings
-_ARRAYS = ("indptr", "postings", "scores")
+# 1: bm25s' saved float32 score matrix; 2: this module's float64 postings; 3: plus bm25s' float32 term scores
+INDEX_FORMAT = 3
+_ARRAYS = ("indptr", "postings", "scores", "scores32")
+BM25Order = Literal["bm25s", "float64"]
+ORDERS: tuple[str, ...] = get_args(BM25Order)
 VOCABULARY_FILE = "vocabulary.json"
 _SCORE_BLOCK = 4096  # terms per step of the score computation (bounds its temporaries)
 
@@ -56,6 +64,7 @@ class Postings:
     indptr: np.ndarray  # int64, len(vocabulary) + 1
     postings: np.ndarray  # int32 paragraph positions, ascending within a term
     scores: np.ndarray  # float64 term scores, > 0
+    scores32: np.ndarray  # the same term scores as bm25s stores them (float32, its rounding)
     n_docs: int
 
     @classmethod
@@ -88,21 +97,26 @@ class Postings:
         k1, b = params.k1, params.b
         avgdl = int(lengths.sum()) / n_docs
         norm = k1 * (1 - b + b * lengths / avgdl)
-        scores = np.empty(len(docs))
-        for start in range(0, n_terms, _SCORE_BLOCK):  # idf * tf / (tf + norm), a block of terms at a time
+        # bm25s keeps idf in float32, computes tf / (norm + tf) and its product with idf in float64 (numpy 2
+        # promotion: its length normaliser is a float64 scalar) and stores the product in float32
+        idf32 = idf.astype(np.float32).astype(np.float64)
+        scores, scores32 = np.empty(len(docs)), np.empty(len(docs), dtype=np.float32)
+        for start in range(0, n_terms, _SCORE_BLOCK):  # a block of terms at a time
             stop = min(start + _SCORE_BLOCK, n_terms)
             lo, hi = int(indptr[start]), int(indptr[stop])
             block_tf = tf[lo:hi].astype(np.float64)
+            block_norm = block_tf + norm[docs[lo:hi]]
             block = np.repeat(idf[start:stop], df[start:stop]) * block_tf
-            block /= block_tf + norm[docs[lo:hi]]
-            scores[lo:hi] = block
-        for array in (indptr, docs, scores):
+            block /= block_norm
+            scores[lo:hi] = block  # idf * tf / (tf + norm)
+            scores32[lo:hi] = np.repeat(idf32[start:stop], df[start:stop]) * (block_tf / block_norm)
+        for array in (indptr, docs, scores, scores32):
             array.setflags(write=False)  # like a memory-mapped index (one compiled kernel serves both)
-        return cls(vocabulary, indptr, docs, scores, n_docs)
+        return cls(vocabulary, indptr, docs, scores, scores32, n_docs)
 
     @property
     def columns(self) -> Columns:
-        return Columns(self.indptr, self.postings, self.scores, self.n_docs)
+        return Columns(self.indptr, self.postings, self.scores, self.n_docs, self.scores32)
 
     def save(self, directory: Path) -> None:
         for name in _ARRAYS:
@@ -114,9 +128,13 @@ class Postings:
         """Memory-mapped arrays: a paragraph's postings are read from disk only when a query needs them."""
         arrays = {name: np.load(directory / f"{name}.npy", mmap_mode="r") for name in _ARRAYS}
         vocabulary = orjson.loads((directory / VOCABULARY_FILE).read_bytes())
-        if len(arrays["indptr"]) != len(vocabulary) + 1 or len(arrays["postings"]) != len(arrays["scores"]):
+        n_postings = len(arrays["postings"])
+        if len(arrays["indptr"]) != len(vocabulary) + 1 or {
+            len(arrays["scores"]),
+            len(arrays["scores32"]),
+        } != {n_postings}:
             raise ValueError("index arrays do not fit together")
-        return cls(vocabulary, arrays["indptr"], arrays["postings"], arrays["scores"], n_docs)
+        return cls(vocabulary, **arrays, n_docs=n_docs)
 
 
 @dataclass(slots=True)
@@ -132,7 +150,9 @@ class BM25Index:
 
     def __init__(self, postings: Postings, tokenizer: Tokenizer, key: str, loaded_from_cache: bool) -> None:
         self._postings = postings
-        self._vocab: dict[str, int] = {term: i for i, term in enumerate(postings.vocabulary)}
+        self._vocab: dict[str, int] = dict(
+            zip(postings.vocabulary, range(len(postings.vocabulary)), strict=True)
+        )
         self.tokenizer = tokenizer
         self.size = postings.n_docs
         self.key = key
@@ -152,14 +172,12 @@ class BM25Index:
         use_cache: bool = True,
     ) -> "BM25Index":
         """Load the index from the cache if a verified entry exists; otherwise build it (and cache it)."""
-        # The tokenizer's model and the numba kernel take a while to load and hold the GIL only part of the
-        # time: start them while the index is verified. (Before a build, numba would only add its ~80 MB to the
-        # build's peak memory, so it starts after.)
+        # The numba kernel takes half a second to load: start it while the index is verified and loaded (the
+        # retriever starts it sooner still, with the corpus). Kiwi is not constructed here: only a word that
+        # neither the memo nor the query-word cache knows needs it.
         key = cls.key_for(corpus, tokenizer, params)
-        warm = use_cache and entry_path("bm25", key, cache_dir).is_dir()
-        if warm:
+        if use_cache and entry_path("bm25", key, cache_dir).is_dir():
             scoring.load_fast_kernel()
-        _warm_up_in_background(tokenizer)
         postings, loaded = open_cached(
             "bm25",
             key,
@@ -172,6 +190,8 @@ class BM25Index:
             label="BM25",
         )
         scoring.load_fast_kernel()
+        if use_cache:
+            remembering_query_words(tokenizer, cache_dir)
         return cls(postings, tokenizer, key, loaded_from_cache=loaded)
 
     @staticmethod
@@ -194,6 +214,11 @@ class BM25Index:
             )
         return Postings.build(encoded, params)
 
+    def _occurrences(self, query_tokens: list[str]) -> np.ndarray:
+        """The query's known tokens in order, repeats included: bm25s adds a term's column once per token."""
+        vocab = self._vocab
+        return np.fromiter((vocab[t] for t in query_tokens if t in vocab), dtype=np.int64)
+
     def _query(self, query_tokens: list[str]) -> tuple[np.ndarray, np.ndarray]:
         """The query's known distinct terms in first-seen order and their counts (as float64 weights)."""
         vocab = self._vocab
@@ -210,27 +235,28 @@ class BM25Index:
         out[docs] = values
         return out
 
-    def search_tokens(self, query_tokens: list[str], k: int) -> list[IndexHit]:
-        """Top-k by BM25 score. Unknown terms are dropped; a query with no known term returns nothing."""
-        terms, weights = self._query(query_tokens)
-        if not len(terms) or k <= 0:
+    def search_tokens(self, query_tokens: list[str], k: int, order: BM25Order = "bm25s") -> list[IndexHit]:
+        """Top-k by BM25 score, in one of the `ORDERS`. Unknown terms are dropped. `bm25s`: k rows (all the
+        corpus if it is smaller), zero-score rows included; `float64`: positive scores only, so a query with no
+        known term returns nothing."""
+        if k <= 0:
             return []
         p = self._postings
-        docs, values = scoring.kernel()(p.columns, terms, weights, k)
+        if order == "bm25s":
+            docs, values = scoring.bm25s_top_k(p.columns, self._occurrences(query_tokens), k)
+        elif order == "float64":
+            terms, weights = self._query(query_tokens)
+            if not len(terms):
+                return []
+            docs, values = scoring.kernel()(p.columns, terms, weights, k)
+        else:
+            raise ValueError(f"unknown BM25 order {order!r}; choose one of {ORDERS}")
         return [IndexHit(d, v) for d, v in zip(docs.tolist(), values.tolist(), strict=True)]
 
-    def search(self, query: str, k: int) -> list[IndexHit]:
-        return self.search_tokens(self.tokenizer.tokenize([query])[0], k)
+    def search(self, query: str, k: int, order: BM25Order = "bm25s") -> list[IndexHit]:
+        return self.search_tokens(self.tokenizer.tokenize([query])[0], k, order)
 
-    def search_many(self, queries: list[str], k: int) -> list[list[IndexHit]]:
+    def search_many(self, queries: list[str], k: int, order: BM25Order = "bm25s") -> list[list[IndexHit]]:
         """One tokenizer call for all queries (Kiwi analyses their new words in one batch), then each query."""
-        return (
-            [self.search_tokens(tokens, k) for tokens in self.tokenizer.tokenize(queries)] if queries else []
-        )
-
-
-def _warm_up_in_background(tokenizer: Tokenizer) -> None:
-    """Load the tokenizer's model (Kiwi: a second or more) while the caller loads the index, if it has one."""
-    warm_up = getattr(tokenizer, "warm_up", None)
-    if warm_up is not None:
-        threading.Thread(target=warm_up, name="koblex-tokenizer-warm-up", daemon=True).start()
+        tokenized = self.tokenizer.tokenize(queries) if queries else []
+        return [self.search_tokens(tokens, k, order) for tokens in tokenized]

@@ -3,7 +3,9 @@
 A cache entry is a directory named by a hash of everything that determines its contents. Beside the files it
 holds `manifest.json` with that key and the SHA-256 of every file, written last: a half-written, stale or
 tampered entry (a changed, missing or extra file) fails verification and is rebuilt instead of silently giving
-wrong rankings. Entries are built in a staging directory beside the entry and renamed into place; staging
+wrong rankings. Hashing a 250K-paragraph entry takes most of a second, so a verification is remembered beside
+the entries (`.verified/<kind>/<key>.verified`: each file's size, mtime, ctime and inode): while they are unchanged the hashes are
+not recomputed; any write to a file changes its ctime, which no user tool can set back. Entries are built in a staging directory beside the entry and renamed into place; staging
 directories left behind by a killed builder are removed by the next run. A cache that cannot be written (a
 read-only directory) only costs the rebuild: the value built in memory is used, with one warning.
 """
@@ -86,9 +88,56 @@ def read_manifest(directory: Path, key: str) -> dict[str, object] | None:
     return manifest if isinstance(manifest, dict) and manifest.get("key") == key else None
 
 
+VERIFIED_DIR, VERIFIED_SUFFIX = ".verified", ".verified"
+RACY_NS = (
+    2_000_000_000  # a file changed this close to its verification is hashed again (timestamps are coarse)
+)
+
+
+def _stat_signature(paths: list[Path]) -> list[list[int]]:
+    return [[s.st_size, s.st_mtime_ns, s.st_ctime_ns, s.st_ino, s.st_dev] for s in (p.stat() for p in paths)]
+
+
+def _verified_stamp(directory: Path) -> Path:
+    """`<cache root>/.verified/<kind>/<key>.verified`: outside the entries' folders, which hold entries only."""
+    return directory.parent.parent / VERIFIED_DIR / directory.parent.name / (directory.name + VERIFIED_SUFFIX)
+
+
+def _was_verified(directory: Path, key: str, paths: list[Path]) -> bool:
+    """True if the files are as they were when last verified, and were not changed just before (as git
+    treats a "racily clean" index entry: within a timestamp tick, a change may not show in ctime)."""
+    try:
+        stamp = json.loads(_verified_stamp(directory).read_text(encoding="utf-8"))
+        signature = _stat_signature(paths)
+        at = int(stamp["at"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
+    same = stamp == {"key": key, "files": [str(p) for p in paths], "stat": signature, "at": at}
+    return same and all(ctime <= at - RACY_NS for _, _, ctime, _, _ in signature)
+
+
+def _remember_verified(directory: Path, key: str, paths: list[Path]) -> None:
+    """Best effort (a read-only cache just verifies by hashing every time)."""
+    stamp = _verified_stamp(directory)
+    try:
+        blob = {
+            "key": key,
+            "files": [str(p) for p in paths],
+            "stat": _stat_signature(paths),
+            "at": time.time_ns(),
+        }
+        stamp.parent.mkdir(parents=True, exist_ok=True)
+        temporary = stamp.with_name(f"{stamp.name}.{os.getpid()}.{threading.get_ident()}")
+        temporary.write_text(json.dumps(blob), encoding="utf-8")
+        os.replace(temporary, stamp)
+    except OSError:
+        pass
+
+
 def verify_entry(directory: Path, key: str, external: Mapping[str, Path] | None = None) -> bool:
     """True only if the manifest names this key and lists exactly the entry's files, each with its hash, and
-    each `external` file (e.g. the source an entry was made from) has the hash the manifest recorded for it."""
+    each `external` file (e.g. the source an entry was made from) has the hash the manifest recorded for it.
+    The hashes are checked once per state of the files (see the module docstring)."""
     manifest = read_manifest(directory, key)
     if manifest is None:
         return False
@@ -102,7 +151,13 @@ def verify_entry(directory: Path, key: str, external: Mapping[str, Path] | None 
         names = sorted(files)
         paths = [directory / n for n in names] + [p for _, p in sorted((external or {}).items())]
         expected = [files[n] for n in names] + [recorded[n] for n in sorted(external or {})]
-        return files_sha256(paths) == expected
+        stamped = [*paths, directory / MANIFEST]
+        if _was_verified(directory, key, stamped):
+            return True
+        if files_sha256(paths) != expected:
+            return False
+        _remember_verified(directory, key, stamped)
+        return True
     except OSError:
         return False
 

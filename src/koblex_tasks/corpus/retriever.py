@@ -1,7 +1,9 @@
 """The one retriever every solver uses: a first stage (BM25, dense or hybrid), optional reranking, provisions.
 
 First stages (`RetrieverSettings.retrieval`):
-- `bm25` (default): bm25s over `hierarchy + content` with the chosen tokenizer, as in the paper.
+- `bm25` (default): BM25 over `hierarchy + content` with the chosen tokenizer, as in the paper; `bm25_order`
+  picks bm25s' own candidate lists (`bm25s`, the paper's: float32 scores, its tie order, zero-score rows padding
+  a short list) or exact float64 scores with ties by corpus position (`float64`).
 - `dense`: BGE-M3 dense vectors (`corpus/dense.py`), inner-product top-k.
 - `hybrid`: reciprocal rank fusion (`corpus/hybrid.py`) of the BM25 and dense top-`fusion_depth` lists.
 The reranker, if any, reorders whichever first stage ran.
@@ -14,10 +16,12 @@ worker thread so the event loop keeps serving model calls.
 import threading
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
+from typing import Literal
 
 import anyio
 
-from koblex_tasks.corpus.bm25 import BM25Index, BM25Params, IndexHit
+from koblex_tasks.corpus import scoring
+from koblex_tasks.corpus.bm25 import ORDERS, BM25Index, BM25Params, IndexHit
 from koblex_tasks.corpus.dense import DEFAULT_DENSE_MODEL, DenseHit, DenseIndex, get_encoder
 from koblex_tasks.corpus.hybrid import DEFAULT_RRF_K, reciprocal_rank_fusion
 from koblex_tasks.corpus.provision import Provision
@@ -32,7 +36,8 @@ RETRIEVAL_MODES = ("bm25", "dense", "hybrid")
 class RetrieverSettings:
     """Everything that determines retrieval results; stored in each sample's metadata and in the log.
 
-    Settings written by older versions (no `retrieval`, `dense_model`, ... keys) load as BM25 retrieval.
+    Settings written by older versions (no `retrieval`, `dense_model`, ... keys) load as BM25 retrieval;
+    without `bm25_order`, as today's default (`bm25s`), although they ran `float64`.
     """
 
     corpus: str | None = None  # local JSONL path; None = Hugging Face dataset for `lang`
@@ -47,18 +52,23 @@ class RetrieverSettings:
     hybrid_weights: tuple[float, float] = (1.0, 1.0)  # RRF weights of (BM25, dense)
     rrf_k: float = DEFAULT_RRF_K
     fusion_depth: int = 100  # hybrid: candidates taken from each ranking before fusion (at least k)
+    bm25_order: Literal["bm25s", "float64"] = "bm25s"  # see bm25.py; one index serves both
 
     def __post_init__(self) -> None:
         # Values arrive from -T (YAML + comma parsing), JSON logs (lists, nulls) or Python: normalise them so
         # the settings stay hashable and equal settings compare equal.
         defaults = {name: f.default for name, f in self.__dataclass_fields__.items()}
-        for name in ("retrieval", "dense_model", "hybrid_weights", "rrf_k", "fusion_depth"):
+        for name in ("retrieval", "dense_model", "hybrid_weights", "rrf_k", "fusion_depth", "bm25_order"):
             if getattr(self, name) is None:
                 object.__setattr__(self, name, defaults[name])
         retrieval = str(self.retrieval).lower()
         if retrieval not in RETRIEVAL_MODES:
             raise ValueError(f"retrieval must be one of {RETRIEVAL_MODES}, got {self.retrieval!r}")
         object.__setattr__(self, "retrieval", retrieval)
+        order = str(self.bm25_order).lower()
+        if order not in ORDERS:
+            raise ValueError(f"bm25_order must be one of {ORDERS}, got {self.bm25_order!r}")
+        object.__setattr__(self, "bm25_order", order)
         object.__setattr__(self, "dense_model", str(self.dense_model))
         raw: object = self.hybrid_weights
         if isinstance(raw, str):
@@ -168,17 +178,18 @@ class Retriever:
     def search(self, query: str, k: int) -> list[Hit]:
         """First-stage top-k for `query`, best first."""
         if self.settings.retrieval == "bm25":
-            return self._bm25_hits(self._lexical().search(query, k))
+            return self._bm25_hits(self._lexical().search(query, k, self.settings.bm25_order))
         return self.search_many([query], k)[0]
 
     def search_many(self, queries: list[str], k: int) -> list[list[Hit]]:
         mode = self.settings.retrieval
         if mode == "bm25":
-            return [self._bm25_hits(hits) for hits in self._lexical().search_many(queries, k)]
+            lists = self._lexical().search_many(queries, k, self.settings.bm25_order)
+            return [self._bm25_hits(hits) for hits in lists]
         if mode == "dense":
             return [self._dense_hits(hits) for hits in self._semantic().search_many(queries, k)]
         depth = max(k, self.settings.fusion_depth)
-        lexical = self._lexical().search_many(queries, depth)
+        lexical = self._lexical().search_many(queries, depth, self.settings.bm25_order)
         semantic = self._semantic().search_many(queries, depth)
         return [self._fuse(b, d, k) for b, d in zip(lexical, semantic, strict=True)]
 
@@ -233,6 +244,11 @@ class Retriever:
         ]
 
 
+def _same_indexes(a: RetrieverSettings, b: RetrieverSettings) -> bool:
+    """True if the two settings need the same corpus and indexes (they differ at most in what reads them)."""
+    return replace(a, reranker=b.reranker, bm25_order=b.bm25_order) == b
+
+
 _registry: dict[RetrieverSettings, Retriever] = {}
 _registry_lock = threading.Lock()
 
@@ -240,10 +256,12 @@ _registry_lock = threading.Lock()
 def build_retriever(
     settings: RetrieverSettings, cache_dir: Path | None = None, like: Retriever | None = None
 ) -> Retriever:
-    """A retriever for `settings`; given `like`, one that differs only in its reranker, its corpus and
-    indexes are shared instead of loaded and opened again."""
-    if like is not None and replace(like.settings, reranker=settings.reranker) == settings:
+    """A retriever for `settings`; given `like`, one that differs only in its reranker or BM25 order, its
+    corpus and indexes are shared instead of loaded and opened again."""
+    if like is not None and _same_indexes(like.settings, settings):
         return Retriever(like.corpus, like.index, get_reranker(settings.reranker), settings, dense=like.dense)
+    if settings.uses_bm25:
+        scoring.load_fast_kernel()  # in the background, while the corpus loads
     corpus = load_statutes(settings.corpus, settings.lang, settings.corpus_revision, cache_dir=cache_dir)
     index = None
     if settings.uses_bm25:
@@ -259,15 +277,13 @@ def build_retriever(
 def get_retriever(settings: RetrieverSettings) -> Retriever:
     """The process-wide retriever for these settings, built on first use.
 
-    Settings that differ only in the reranker share one corpus and index: a task builds its retriever with
-    the paper's reranker, while most baselines search the same pool with none.
+    Settings that differ only in the reranker (or the BM25 order) share one corpus and index: a task builds
+    its retriever with the paper's reranker, while most baselines search the same pool with none.
     """
     with _registry_lock:
         retriever = _registry.get(settings)
         if retriever is None:
-            like = next(
-                (r for s, r in _registry.items() if replace(s, reranker=settings.reranker) == settings), None
-            )
+            like = next((r for s, r in _registry.items() if _same_indexes(s, settings)), None)
             retriever = build_retriever(settings, like=like)
             _registry[settings] = retriever
         return retriever

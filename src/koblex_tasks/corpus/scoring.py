@@ -1,12 +1,20 @@
 """Summing BM25 term scores and selecting the top k, exactly: a numba kernel, with a numpy one until it loads.
 
-Both kernels compute the same float64 sums in the same order (the query's distinct terms in first-seen order,
+Two orderings. `float64` (`kernel()`): both kernels compute the same float64 sums in the same order (the query's distinct terms in first-seen order,
 each weighted by its count in the query), so they return identical rankings; ties are broken by corpus position
 (lower first). The numba kernel (`_scoring_numba.py`) adds each posting into a per-thread accumulator and keeps
 the best k in a bounded heap, reading only what it must (see there); the numpy kernel gathers the postings,
 `bincount`s them and partitions the positive sums. Importing numba and loading its compiled kernel takes about
 half a second, so it happens in a background thread (`load_fast_kernel`) while the index is verified, and
 queries use the numpy kernel until it is ready; without numba, the numpy kernel serves every query.
+
+`bm25s` (`bm25s_top_k`): bm25s' numpy backend, which the official scripts ran: it sums float32 term scores
+into a dense float32 array once per query token occurrence, then takes `np.argpartition(scores, -k)[-k:]` and
+sorts that by `np.flip(np.argsort(...))`. Where scores tie, which rows it keeps and in what order is whatever
+numpy's selection algorithms (SIMD variants included) do with the whole array, so no other rule reproduces it:
+the same numpy calls run on the same array, summed by numba (or `np.add.at`, bm25s' own, until numba loads).
+A shortcut for tie-free lists was tried and dropped: at 250K paragraphs all 226 questions have a tie in their
+top 101 with the paper's tokens.
 """
 
 import logging
@@ -26,6 +34,7 @@ class Columns(NamedTuple):
     postings: np.ndarray  # int32 paragraph positions, ascending within a term
     scores: np.ndarray  # float64 term scores, > 0
     n_docs: int
+    scores32: np.ndarray  # bm25s' float32 term scores (the `bm25s` ordering)
 
 
 # (columns, distinct query terms, their counts as float64, k) -> (positions best first, their scores)
@@ -67,14 +76,62 @@ def top_k(scores: np.ndarray, k: int) -> np.ndarray:
     return positions
 
 
+def bm25s_top_k(columns: Columns, occurrences: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """bm25s' top k (positions, float32 scores as float64) for the query's token occurrences. bm25s refuses
+    k > corpus size; here that returns the whole corpus in its order."""
+    k = min(k, columns.n_docs)
+    if k <= 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0)
+    _wait_if_loading()
+    scores = _buffer(columns.n_docs)  # reused: a fresh array would page-fault on every query
+    try:
+        if _fast_accumulate is not None:
+            _fast_accumulate(columns.indptr, columns.postings, columns.scores32, occurrences, scores)
+        else:  # bm25s' own accumulation
+            for term in occurrences.tolist():
+                start, end = columns.indptr[term], columns.indptr[term + 1]
+                np.add.at(scores, columns.postings[start:end], columns.scores32[start:end])
+        return _bm25s_select(scores, k)
+    finally:
+        scores.fill(0)
+
+
+def _buffer(n_docs: int) -> np.ndarray:
+    """This thread's zeroed float32 score array for a corpus of `n_docs` (the caller zeroes it again)."""
+    scores = getattr(_buffers_local, "scores32", None)
+    if scores is None or len(scores) != n_docs:
+        scores = _buffers_local.scores32 = np.zeros(n_docs, dtype=np.float32)
+    return scores
+
+
+def _bm25s_select(scores: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """bm25s 0.2's `selection._topk_numpy(scores, k, sorted=True)` (a slice where it takes `range(-k, 0)`)."""
+    partitioned = np.argpartition(scores, -k)[-k:]
+    partitioned_scores = np.take(scores, partitioned)
+    order = np.flip(np.argsort(partitioned_scores))
+    return partitioned[order].astype(np.int64), partitioned_scores[order].astype(np.float64)
+
+
 _fast: Kernel | None = None
+_fast_search: Callable[..., tuple[np.ndarray, np.ndarray]] | None = None
+_fast_accumulate: Callable[..., None] | None = None
+_buffers_local = threading.local()  # each searching thread has its own accumulators
 _loading: threading.Thread | None = None
 _loading_lock = threading.Lock()
 
 
 def kernel() -> Kernel:
-    """The numba kernel once it is loaded, else the numpy one (identical results)."""
+    """The numba kernel (waiting for it if it is loading), else the numpy one (identical results)."""
+    _wait_if_loading()
     return _fast or numpy_kernel
+
+
+def _wait_if_loading() -> None:
+    """A query arriving while the kernel loads waits for it: loading from numba's cache takes well under a
+    second and starts with the retriever, and the numpy kernels are many times slower at scale."""
+    thread = _loading
+    if _fast is None and thread is not None and thread.is_alive():
+        thread.join()
 
 
 def load_fast_kernel(wait: bool = False) -> None:
@@ -90,37 +147,39 @@ def load_fast_kernel(wait: bool = False) -> None:
 
 
 def _load() -> None:
-    global _fast
+    global _fast, _fast_search, _fast_accumulate
     try:
-        fast = _compile()
-        # One tiny call loads the cached machine code (or compiles it) here, not in the first query; with the
-        # index's array types (read-only, as `Postings` always are), so that queries need no other version.
-        indptr, postings, scores = np.array([0, 1], dtype=np.int64), np.zeros(1, np.int32), np.ones(1)
-        for array in (indptr, postings, scores):
-            array.setflags(write=False)
-        fast(Columns(indptr, postings, scores, 1), np.zeros(1, np.int64), np.ones(1), 1)
+        from koblex_tasks.corpus import _scoring_numba  # imports numba
+
+        search, accumulate = _scoring_numba.search, _scoring_numba.accumulate
+        # One tiny call each loads the cached machine code (or compiles it) here, not in the first query;
+        # with read-only arrays, as `Postings` always are, so that queries need no other version.
+        indptr, postings = _read_only(np.array([0, 1], dtype=np.int64)), _read_only(np.zeros(1, np.int32))
+        terms = np.zeros(1, np.int64)
+        search(
+            indptr, postings, _read_only(np.ones(1)), terms, np.ones(1), 1, np.zeros(1), np.empty(1, np.int64)
+        )
+        accumulate(indptr, postings, _read_only(np.ones(1, np.float32)), terms, np.zeros(1, np.float32))
     except Exception as exc:  # numba missing or broken: the numpy kernel gives the same results
         logger.info("numba BM25 kernel unavailable (%s); using numpy", exc)
         return
-    _fast = fast
+    _fast_search, _fast_accumulate = search, accumulate
+    _fast = _fast_float64
 
 
-def _compile() -> Kernel:
-    from koblex_tasks.corpus import _scoring_numba  # imports numba
+def _read_only(array: np.ndarray) -> np.ndarray:
+    array.setflags(write=False)
+    return array
 
-    search = _scoring_numba.search
-    buffers = threading.local()  # each searching thread has its own accumulator
 
-    def fast(
-        columns: Columns, terms: np.ndarray, weights: np.ndarray, k: int
-    ) -> tuple[np.ndarray, np.ndarray]:
-        acc = getattr(buffers, "acc", None)
-        if acc is None or len(acc) != columns.n_docs:
-            acc = buffers.acc = np.zeros(columns.n_docs)
-            buffers.touched = np.empty(columns.n_docs, np.int64)
-        if k <= 0:
-            return np.zeros(0, dtype=np.int64), np.zeros(0)
-        indptr, postings, scores, _ = columns
-        return search(indptr, postings, scores, terms, weights, k, acc, buffers.touched)
-
-    return fast
+def _fast_float64(
+    columns: Columns, terms: np.ndarray, weights: np.ndarray, k: int
+) -> tuple[np.ndarray, np.ndarray]:
+    if k <= 0 or _fast_search is None:
+        return np.zeros(0, dtype=np.int64), np.zeros(0)
+    acc = getattr(_buffers_local, "acc", None)
+    if acc is None or len(acc) != columns.n_docs:
+        acc = _buffers_local.acc = np.zeros(columns.n_docs)
+        _buffers_local.touched = np.empty(columns.n_docs, np.int64)
+    touched = _buffers_local.touched
+    return _fast_search(columns.indptr, columns.postings, columns.scores, terms, weights, k, acc, touched)

@@ -240,6 +240,7 @@ class KiwiTokenizer:
         self.known_words: WordTerms = {}
         self.analysed_words = 0  # words Kiwi analysed in this process (statistics for logs and benchmarks)
         self.new_words: dict[str, tuple[str, ...]] = {}  # what the last `encode` had Kiwi analyse
+        self.query_words: dict[str, tuple[str, ...]] = {}  # what `tokenize` had Kiwi analyse (wordcache.py)
 
     @cached_property
     def _kiwi(self) -> Any:  # a kiwipiepy.Kiwi (untyped library)
@@ -250,7 +251,7 @@ class KiwiTokenizer:
         return kiwi
 
     def warm_up(self) -> None:
-        """Load Kiwi's model now (a few seconds) instead of at the first query."""
+        """Load Kiwi's model now (a second or more) instead of at its first unknown word."""
         with self._kiwi_lock:
             self._kiwi  # noqa: B018
 
@@ -319,6 +320,8 @@ class KiwiTokenizer:
             known.update(zip(missing, analysed, strict=True))
             if remember:
                 self._remember(missing, analysed)
+                if len(missing) <= self.cache_size:  # queries' words, not a corpus tokenized at once
+                    self.query_words.update(zip(missing, analysed, strict=True))
         return missing
 
     def encode(self, texts: Iterable[str]) -> Encoded:
