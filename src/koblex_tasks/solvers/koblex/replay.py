@@ -19,7 +19,8 @@ def replay(
     """Use the answer (and provisions) the file holds for each question instead of calling a model.
 
     The file is aligned to the questions when the solver is built, before any sample runs (rules in
-    `koblex_tasks.data.koblex.alignment`); each sample's metadata `replay` records the row and the rule.
+    `koblex_tasks.data.koblex.alignment`); each sample's metadata `replay` records the row and the rule,
+    and for a row paired by position its similarity to its question and to the closest other one.
 
     Args:
         file: a released KoBLEX prediction file (see `koblex_tasks.data.koblex.released`).

@@ -23,14 +23,8 @@ class ReplayResult:
     model: str
     headline: dict[str, float]
     alignment: dict[str, int] = field(default_factory=dict)  # rule -> rows it aligned (text, question, order)
-    order_lines: tuple[int, ...] = ()  # file lines placed by row order (near-identical wordings)
-
-    @property
-    def alignment_line(self) -> str:
-        """`aligned rows: text 222, question 0, order 4 (lines 98, 107, 194, 199)`, printed by `koblex replay`."""
-        counts = ", ".join(f"{rule} {n}" for rule, n in self.alignment.items())
-        lines = f" (lines {', '.join(map(str, self.order_lines))})" if self.order_lines else ""
-        return f"aligned rows: {counts}{lines}"
+    order_lines: tuple[int, ...] = ()  # file lines placed by row order (reworded questions)
+    alignment_line: str = ""  # `Alignment.summary()`, printed by `koblex replay`
 
 
 def check_alignment(file: str, data: str | None) -> Alignment:
@@ -50,7 +44,7 @@ def run_replay(
 ) -> ReplayResult:
     """Replay a released prediction file; with `grader`, the judge also scores LF-Eval on the released answers."""
     alignment = check_alignment(file, data)
-    counts, order_lines = alignment.counts(), alignment.lines("order")
+    counts, order_lines, lowest = alignment.counts(), alignment.lines("order"), alignment.lowest_similarity()
     inferred_method, inferred_model = infer_method_and_model(file)
     method = method or inferred_method or Path(file).stem
     model_name = model_name or inferred_model or "unknown"
@@ -66,6 +60,8 @@ def run_replay(
             "method": method,
             "replay_alignment": counts,
             "replay_order_lines": order_lines,
+            "replay_alignment_summary": alignment.summary(),
+            "replay_lowest_similarity": lowest[0] if lowest is not None else None,
         },
         display=display,
         **({"model_roles": {KOBLEX.judge_role: grader}} if grader is not None else {}),
@@ -77,6 +73,7 @@ def run_replay(
         headline=headline_means(log, KOBLEX),
         alignment=counts,
         order_lines=tuple(order_lines),
+        alignment_line=alignment.summary(),
     )
 
 
