@@ -50,6 +50,20 @@ def test_every_shared_case_scores_as_deepeval_did() -> None:
     assert wrong == []
 
 
+def test_every_shared_case_rederives_from_the_judge_record() -> None:
+    """What the scorer logs (tokens, the alternatives at the positions a weighting reads) is enough: the value
+    re-derived from the record alone is DeepEval's for every case, and none is unscored."""
+    wrong = []
+    for i, case in enumerate(shared_cases()):
+        content = Logprobs(content=case["logprobs"]).content
+        record = {"prompt_variant": "deepeval", "mode": "logprobs", "replies": [case["reply"]]}
+        record |= logprobs_record("deepeval", content, case["reply"])
+        value = derive(record, Rules("deepeval")).value
+        if value is None or not math.isclose(value, 100 * case["deepeval_score"], rel_tol=0, abs_tol=1e-7):
+            wrong.append((i, case["layout"], value, case["deepeval_score"]))
+    assert wrong == []
+
+
 def logprob(token: str, alternatives: dict[str, float] | None) -> Logprob:
     top = [TopLogprob(token=t, logprob=math.log(p)) for t, p in (alternatives or {}).items()]
     sampled = math.log(alternatives[token]) if alternatives and token in alternatives else 0.0
