@@ -25,7 +25,7 @@ def declaring(where: str, min_prob: float, eval_id: str) -> Callable[[EvalLog], 
             entry.options = {**(entry.options or {}), "min_prob": min_prob}
             return
         for sample in log.samples or []:
-            score = sample.scores["lf_eval"]
+            score = (sample.scores or {})["lf_eval"]
             meta = {**(score.metadata or {}), "weighting": "koblex", "min_prob": min_prob}
             score.metadata = meta
             score.value = {"lf_eval": derive(meta, Rules("koblex", min_prob)).value}
