@@ -31,9 +31,9 @@ from koblex_tasks.cli.leaderboard import leaderboard_main
 from koblex_tasks.leaderboard.safe_write import SymlinkRefused, write_atomic
 from koblex_tasks.leaderboard.store import Store
 from koblex_tasks.logs.archive import ENV_MAX_MEMBER, ENV_MAX_TOTAL
-from koblex_tasks.logs.rederivation import NO_RECORD, load_hook
+from koblex_tasks.logs.rederivation import NO_RECORD
 from koblex_tasks.spec import id_digests, ids_sha256
-from koblex_tasks.tasks import benchmark_specs
+from koblex_tasks.tasks import BUILT_IN
 from koblex_tasks.text import BIDI_CONTROLS, needs_escape, printable
 from tests.leaderboard import test_submit
 from tests.leaderboard.test_submit import counts, submit_rejected, variant
@@ -68,10 +68,9 @@ def no_raw_controls(text: str) -> bool:
 
 
 def test_every_builtin_scorer_has_a_rederivation() -> None:
-    for spec in benchmark_specs():
-        for scorer in spec.scorers:
-            assert scorer.rederive, f"{spec.name}/{scorer.name} declares no rederive"
-            assert callable(load_hook(scorer.rederive))
+    for benchmark in BUILT_IN:
+        for scorer in benchmark.spec.scorers:
+            assert callable(benchmark.rederive.get(scorer.name)), f"{benchmark.name}/{scorer.name}: no rederive"
 
 
 def test_scores_edited_to_one_are_refused(one_run_db: Path, replay_logs, tmp_path: Path, capsys) -> None:

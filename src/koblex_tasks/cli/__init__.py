@@ -13,17 +13,6 @@ or `KOBLEX_DEBUG=1` adds it. The Python entry points (`main`, `leaderboard_main`
 the arguments as a list and return the exit code instead of raising SystemExit.
 """
 
-from __future__ import annotations
-
-from typing import Any
+from koblex_tasks.cli.main import main
 
 __all__ = ["main"]
-
-
-def __getattr__(name: str) -> Any:
-    """`main` on first use: `koblex_tasks._registry` imports `cli.refusals` without the click commands."""
-    if name == "main":
-        from koblex_tasks.cli.main import main
-
-        return main
-    raise AttributeError(name)

@@ -17,6 +17,7 @@ from typing import Any, NoReturn, TypeVar
 import click
 
 from koblex_tasks._inspect_compat import PrerequisiteError
+from koblex_tasks.text import needs_escape
 
 EXIT_OK = 0
 EXIT_FAILED = 1  # the input was read but refused or its run failed: a rejected log, an unfinished eval
@@ -77,8 +78,10 @@ def reading(what: str) -> Iterator[None]:
 
 
 def echo_json(payload: object) -> None:
-    """Machine-readable output: one JSON object, Korean kept readable, NaN refused (it is not JSON)."""
-    click.echo(json.dumps(payload, ensure_ascii=False, allow_nan=False))
+    """Machine-readable output: one JSON object, Korean kept readable, NaN refused (it is not JSON), control
+    and bidi characters as JSON escapes (a log's text cannot rewrite the terminal)."""
+    text = json.dumps(payload, ensure_ascii=False, allow_nan=False)
+    click.echo("".join(f"\\u{ord(ch):04x}" if needs_escape(ch) else ch for ch in text))
 
 
 # click >= 8.5 lists documented arguments itself ("Positional arguments"); older click has no argument help.

@@ -7,7 +7,7 @@ Everything printed that came from a log or the store (names, models, labels, rea
 from __future__ import annotations
 
 import functools
-import json
+import sqlite3
 import sys
 import traceback
 from collections.abc import Callable
@@ -16,11 +16,11 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from koblex_tasks.cli._base import EXIT_FAILED, EXIT_OK, CommandError, KoblexGroup, argument, run
+from koblex_tasks.cli._base import EXIT_FAILED, EXIT_OK, CommandError, KoblexGroup, argument, echo_json, run
 from koblex_tasks.cli.main import PROG, koblex
-from koblex_tasks.leaderboard.store import ENV_DB, Store
+from koblex_tasks.leaderboard.store import ENV_DB, Store, default_db_path
 from koblex_tasks.logs.archive import ENV_MAX_MEMBER, ENV_MAX_TOTAL
-from koblex_tasks.text import fmt, needs_escape, printable
+from koblex_tasks.text import fmt, printable
 
 if TYPE_CHECKING:
     from koblex_tasks.leaderboard.board import Settings
@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 __all__ = ["format_comparison", "format_family", "leaderboard", "leaderboard_main"]
 
 Handler = Callable[..., int | None]
+NEEDS_DB = {"build", "list_runs"}  # commands that only read: a misspelt --db must not become an empty board
 
 
 def say(text: str, err: bool = False) -> None:
@@ -35,18 +36,23 @@ def say(text: str, err: bool = False) -> None:
     click.echo(printable(text, keep_newlines=True), err=err)
 
 
-def echo_json(payload: object) -> None:
-    """One JSON object, Korean kept readable; NaN refused; control and bidi characters as JSON escapes."""
-    text = json.dumps(payload, ensure_ascii=False, allow_nan=False)
-    click.echo("".join(f"\\u{ord(ch):04x}" if needs_escape(ch) else ch for ch in text))
-
-
 def with_store(handler: Handler) -> Handler:
     """Add `--db` and open the store around the command, so that a failing command still closes it."""
 
     @functools.wraps(handler)
     def wrapper(db: str | None, **kwargs: Any) -> int | None:
-        with Store(Path(db) if db else None) as store:
+        path = Path(db) if db else default_db_path()
+        if handler.__name__ in NEEDS_DB and not path.exists():
+            raise CommandError(
+                f"no leaderboard database at {path}: submit a run first (`{PROG} leaderboard submit LOG`)"
+            )
+        try:
+            store = Store(path)
+        except sqlite3.DatabaseError as exc:  # a corrupt file, or not a database at all
+            raise CommandError(f"{path}: not a readable leaderboard database ({exc})") from exc
+        except RuntimeError as exc:  # another schema version: the message names both
+            raise CommandError(str(exc)) from exc
+        with store:
             return handler(store, **kwargs)
 
     return click.option(

@@ -103,18 +103,14 @@ def replay(
     found = find_benchmark(name)
     if found is None or found.replay is None:
         raise click.UsageError(f"no replay for benchmark {name!r} (have {[b.name for b in replayable()]})")
-    row = _first_row(file)
     if verdicts:
-        if not found.replay.has_verdicts(row) or grader is not None:
+        if grader is not None or not found.replay.has_verdicts(_first_row(file)):
             raise click.UsageError(
                 "--verdicts replays a released evaluator file with its own judge's verdicts: no --grader"
             )
     elif grader is None and found.spec.needs_judge:
-        hint = (
-            ", or --verdicts to grade it with its own released verdicts"
-            if found.replay.has_verdicts(row)
-            else ""
-        )
+        has_verdicts = found.replay.has_verdicts(_first_row(file))
+        hint = ", or --verdicts to grade it with its own released verdicts" if has_verdicts else ""
         raise click.UsageError(
             f"{found.spec.title} answers can only be scored by a judge: pass --grader <model>{hint}"
         )

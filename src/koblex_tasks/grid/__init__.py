@@ -1,11 +1,10 @@
 """The paper's experiment grid in one resumable command: every method of a benchmark's table x every model.
 
-The grid of a benchmark is plain data in `tasks/<benchmark>/methods.py` (a :class:`methods.MethodGrid`:
-methods with their solver and the paper's arguments, model families with their per-family arguments, where the
-paper's released runs are). By concern:
+The grid of a benchmark is plain data in its declarations, `benchmarks/<benchmark>/methods.py` (a
+`koblex_tasks.spec.MethodGrid`: methods with their solver and the paper's arguments, model families with their
+per-family arguments, where the paper's released runs are); its released runs are replayed by the benchmark's
+own replay (`Benchmark.replay`, at the wiring point). By concern:
 
-- ``methods``: the data types (imported by the benchmarks' `methods.py`, so this package's `__init__` imports
-  nothing).
 - ``plan``: which runs a command line asks for (model family matching, solver and task arguments per run).
 - ``build``: those runs as Inspect tasks (built with the bound model roles visible); ``run``: one
   `eval_set` over all of them (resumable, parallel); ``progress``: a line per finished run; ``quiet``: a

@@ -20,16 +20,10 @@ from inspect_ai.log import EvalLog
 from koblex_tasks import stats
 from koblex_tasks.grid.logs import RunRecord, log_locations, log_path, read_records
 from koblex_tasks.spec import ReleasedRuns, ValueSpec
+from koblex_tasks.stats import Settings  # the one settings value; the grid's callers import it from here
 from koblex_tasks.tasks.benchmark import Replayed, ReplayRequest
 
 REPLAY_SUBDIR = "released"
-
-
-@dataclass(frozen=True)
-class Settings:
-    n_resamples: int = stats.DEFAULT_RESAMPLES
-    seed: int = stats.DEFAULT_SEED
-    alpha: float = 0.05
 
 
 @dataclass(frozen=True)

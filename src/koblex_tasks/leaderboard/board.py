@@ -4,6 +4,11 @@ The board model (frozen dataclasses below) is the one source of the site and the
 `to_dict()` gives its JSON shape. What a benchmark's columns are (labels, display scales, directions, which
 carry significance tests, which are 0/1 and compared with McNemar, which a judge graded) and how its items
 are stratified come from its registered spec (`koblex_tasks.spec`): this module names no benchmark.
+
+Coverage is part of the score: an item a run left unscored counts as the value's worst (its floor, 0 for F1
+and EM), so leaving weak items unscored cannot raise a mean. Each row also carries the scored-only mean and the
+unscored rate, and a run above `UNSCORED_LIMIT` is marked. A run that scored no item of a column (a
+closed-book method's provision F1) has no mean there: not applicable, not zero.
 """
 
 from __future__ import annotations
@@ -21,12 +26,14 @@ from koblex_tasks import stats as st
 from koblex_tasks.leaderboard import titles
 from koblex_tasks.leaderboard.store import RunRow, Store
 from koblex_tasks.spec import BenchmarkSpec, ValueSpec
+from koblex_tasks.stats import Settings  # the one settings value; callers also import it from here
 from koblex_tasks.tasks import benchmark_specs, spec_for_task
 
 # `metadata={"json": ...}` of a field: how `to_dict()` writes it when it is None, or never.
 OMIT_IF_NONE: Mapping[str, str] = {"json": "omit_if_none"}  # key absent (e.g. letters of an untested column)
 EMPTY_IF_NONE: Mapping[str, str] = {"json": "empty_if_none"}  # written as {}
 NOT_EXPORTED: Mapping[str, str] = {"json": "skip"}  # display only
+UNSCORED_LIMIT = 0.05  # a run leaving more than this share of a column's items unscored is marked
 
 
 @functools.cache
@@ -66,16 +73,6 @@ class Interval(Protocol):
 
 
 @dataclass(frozen=True)
-class Settings:
-    """How the intervals and tests are computed (written into every export, so numbers can be reproduced)."""
-
-    n_resamples: int = 10_000
-    seed: int = 0
-    confidence: float = 0.95
-    alpha: float = 0.05
-
-
-@dataclass(frozen=True)
 class Row:
     """One run's interval in one column; letters/best only where the column was tested (primary, 2+ runs)."""
 
@@ -87,6 +84,8 @@ class Row:
     reason: str | None
     letters: str | None = field(default=None, metadata=OMIT_IF_NONE)
     best: bool | None = field(default=None, metadata=OMIT_IF_NONE)
+    scored_mean: float | None = None  # the mean over scored items only (`mean` counts unscored as the floor)
+    over_unscored_limit: bool = False  # unscored_rate > UNSCORED_LIMIT: marked on every output
 
 
 @dataclass(frozen=True)
@@ -295,6 +294,13 @@ def _matrix(store: Store, runs: list[RunRow], metric: str, items: list[str]) -> 
     return x, present
 
 
+def floored(x: np.ndarray, value: ValueSpec) -> np.ndarray:
+    """Unscored items as the value's worst, in every run that scored at least one item of the column."""
+    worst = value.low if value.higher_is_better else value.high
+    scored_any = (~np.isnan(x)).any(axis=1, keepdims=True)
+    return np.where(np.isnan(x) & scored_any, worst, x)
+
+
 def _judge_info(scorer: str, runs: Sequence[RunRow], audits: Mapping[str, Mapping[str, Any]]) -> JudgeInfo:
     """The judges the runs recorded for `scorer`, with the audit of each (matched with or without provider)."""
     models: set[str] = set()
@@ -328,28 +334,33 @@ class _Data:
 
 def _rows(
     data: _Data,
+    raw: np.ndarray,
     x: np.ndarray,
     present: np.ndarray,
     marks: Mapping[str, tuple[str, bool]],
     intervals: Sequence[st.Interval] | None,
 ) -> dict[int, Row]:
-    """One row per run; `intervals` are the significance tests' own (the same draw), else drawn here."""
+    """One row per run; `intervals` are the significance tests' own (the same draw), else drawn here.
+    `raw` holds the scores as stored (NaN: unscored), `x` the same with unscored items at the floor."""
     s = data.settings
     if intervals is None:
         intervals = st.bootstrap_ci(x, s.n_resamples, s.confidence, s.seed, names=data.names).intervals
-    scored = ~np.isnan(x)
+    scored = ~np.isnan(raw)
     rows: dict[int, Row] = {}
     for r, (run, ci) in enumerate(zip(data.runs, intervals, strict=True)):
         letters, best = marks.get(run.name, (None, None))
+        rate = float(1 - scored[r].mean()) if present[r] else None
         rows[run.run_id] = Row(
             mean=ci.mean,
             low=ci.low,
             high=ci.high,
             n_scored=int(scored[r].sum()),
-            unscored_rate=float(1 - scored[r].mean()) if present[r] else None,
+            unscored_rate=rate,
             reason=ci.reason if present[r] else "not computed by this run",
             letters=letters,
             best=best,
+            scored_mean=float(np.mean(raw[r][scored[r]])) if scored[r].any() else None,
+            over_unscored_limit=rate is not None and rate > UNSCORED_LIMIT and bool(scored[r].any()),
         )
     return rows
 
@@ -399,9 +410,10 @@ def _column(
     store: Store, data: _Data, spec: BenchmarkSpec, value: ValueSpec, audits: Mapping[str, Any]
 ) -> Column | None:
     """One column's statistics; None when no run of the board computed the metric."""
-    x, present = _matrix(store, data.runs, value.key, data.items)
+    raw, present = _matrix(store, data.runs, value.key, data.items)
     if not present.any():
         return None
+    x = floored(raw, value)
     scorer = spec.scorer_of(value.key)
     marks, markings, comparisons, intervals = _significance(data, x, value)
     return Column(
@@ -412,7 +424,7 @@ def _column(
         primary=value.primary,
         higher_is_better=value.higher_is_better,
         judge=_judge_info(scorer.name, data.runs, audits) if scorer.judge else None,
-        rows=_rows(data, x, present, marks, intervals),
+        rows=_rows(data, raw, x, present, marks, intervals),
         markings=markings,
         comparisons=comparisons,
         strata=_strata(data, x, spec),

@@ -2,6 +2,10 @@
 
 Their SHA-256 goes into sample/score metadata, so a log says exactly which wording produced it. Change a prompt
 by adding a new version file, never by editing one that logs already refer to.
+
+Methods that send the same wording share one file (`SHARED`: ProbTree and BeamAggr build the same question
+tree, IRCoT and FLARE take the same reasoning step, ParSeR and SP+OR answer under the same system prompt); a
+log still names the prompt its method asked for, with the shared file's hash.
 """
 
 import hashlib
@@ -31,9 +35,25 @@ class Prompt:
         return Template(self.text).substitute(**values)
 
 
+# A method's prompt name -> the shared prompt file it reads (same version numbering).
+SHARED: dict[str, str] = {
+    **{
+        f"koblex/{method}_{stage}": f"koblex/tree_{stage}"
+        for method in ("probtree", "beamaggr")
+        for stage in ("cb", "cb_system", "ob", "ob_system")
+    },
+    "koblex/probtree_tree": "koblex/tree",
+    "koblex/beamaggr_tree": "koblex/tree",
+    "koblex/ircot_step": "koblex/interleaved_step",
+    "koblex/flare_step": "koblex/interleaved_step",
+    "koblex/sp_or_system": "koblex/answer_with_provisions_system",
+    "koblex/parser_answer_system": "koblex/answer_with_provisions_system",
+}
+
+
 @cache
 def load_prompt(name: str, version: str = "v1") -> Prompt:
-    family, _, stem = name.rpartition("/")
+    family, _, stem = SHARED.get(name, name).rpartition("/")
     package = "koblex_tasks.prompts" + (f".{family.replace('/', '.')}" if family else "")
     try:
         text = resources.files(package).joinpath(f"{stem}.{version}.txt").read_text(encoding="utf-8")

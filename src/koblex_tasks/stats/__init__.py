@@ -23,7 +23,13 @@ from koblex_tasks.stats.comparisons import (
     column_significance,
     indistinguishable_from_best,
 )
-from koblex_tasks.stats.inputs import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, DEFAULT_SEED
+from koblex_tasks.stats.inputs import (
+    DEFAULT_ALPHA,
+    DEFAULT_CONFIDENCE,
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    Settings,
+)
 from koblex_tasks.stats.intervals import (
     Interval,
     Intervals,
@@ -53,6 +59,7 @@ from koblex_tasks.stats.paired import (
 from koblex_tasks.stats.resampling import count_chunks, sign_chunks
 
 __all__ = [
+    "DEFAULT_ALPHA",
     "DEFAULT_CONFIDENCE",
     "DEFAULT_RESAMPLES",
     "DEFAULT_SEED",
@@ -70,6 +77,7 @@ __all__ = [
     "PairedDifference",
     "PairedTest",
     "Pairwise",
+    "Settings",
     "StratifiedIntervals",
     "all_pairs",
     "bootstrap_ci",

@@ -9,12 +9,26 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
 DEFAULT_RESAMPLES = 10_000
 DEFAULT_CONFIDENCE = 0.95
 DEFAULT_SEED = 0
+DEFAULT_ALPHA = 0.05
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How intervals and tests are computed, one value for the leaderboard, the grid and the audit (written into
+    every export, so numbers can be reproduced)."""
+
+    n_resamples: int = DEFAULT_RESAMPLES
+    seed: int = DEFAULT_SEED
+    confidence: float = DEFAULT_CONFIDENCE
+    alpha: float = DEFAULT_ALPHA
+
 
 Vector = np.ndarray | Sequence[float]
 Scores = np.ndarray | Sequence[float] | Sequence[Sequence[float]]

@@ -18,7 +18,7 @@ from koblex_tasks.providers.koblexmock import scripted_reply, usage_for
 from koblex_tasks.solvers.koblex.parser import parser
 from koblex_tasks.solvers.koblex.standard_prompting import standard_prompting
 from koblex_tasks.tasks.koblex import checks
-from koblex_tasks.tasks.koblex.checks import SetupError
+from koblex_tasks.errors import SetupError
 from koblex_tasks.tasks.koblex.task import koblex
 from tests.inspect_cli import inspect_eval_cli
 

@@ -8,7 +8,7 @@ from inspect_ai import eval as inspect_eval
 
 from koblex_tasks.errors import DataError
 from koblex_tasks.solvers.grader import GraderRequiredError
-from koblex_tasks.tasks.legit.checks import TaskArgumentError
+from koblex_tasks.tasks.checks import TaskArgumentError
 from koblex_tasks.tasks.legit.task import NO_GRADER_AT_BUILD, legit
 from tests.inspect_cli import inspect_eval_cli
 from tests.legit_helpers import CountingModel, ScriptedJudge
@@ -19,11 +19,11 @@ from tests.legit_helpers import CountingModel, ScriptedJudge
     [
         (
             {"difficulty": "esay"},
-            "difficulty must be one of easy, medium, hard, got 'esay'; did you mean 'easy'?",
+            "LEGIT: difficulty='esay' is not one of easy, medium, hard (did you mean 'easy'?)",
         ),
         ({"difficulty": ["hard", "meduim"]}, "did you mean 'medium'?"),
-        ({"rule": "oficial"}, "rule must be one of paper, official, got 'oficial'; did you mean 'official'?"),
-        ({"rule": "lenient"}, "rule must be one of paper, official, got 'lenient'"),
+        ({"rule": "oficial"}, "LEGIT: rule='oficial' is not one of paper, official (did you mean 'official'?)"),
+        ({"rule": "lenient"}, "LEGIT: rule='lenient' is not one of paper, official"),
         ({"doc_ids": [True]}, "doc_ids must be a string or a list of strings"),
         ({"judge_retries": -1}, "retries must be >= 0"),
         ({"judge_temperature": -0.5}, "judge temperature must be >= 0"),

@@ -118,10 +118,17 @@ KOBLEX = BenchmarkSpec(
         "solver": "parser",
         "k": 100,
         "l": 10,
-        "official_selection_bug": False,  # the paper's method; True reproduces the released code's bug
+        "official_selection_bug": True,  # the released code's bug, kept (False: the paper's described method)
+        # The other released scripts' bugs, kept likewise (each a solver switch; README, deviations table).
+        "official_marker_bug": True,  # IRCoT on vLLM looks for "So the answer is:", so it runs every step
+        "official_threshold_bug": True,  # FLARE uses its script's default threshold whatever the flag says
+        "official_mask_bug": True,  # FLARE on vLLM drops the confident tokens from the masked sentence
+        "official_answer_prefix_bug": True,  # SP + OR on vLLM scores the reply whole, "Answer: " included
         "tokenizer": "official",
         "reranker": PAPER_RERANKER,
+        "reranker_max_length": None,  # no max_length, as the official code: the tokenizer's own maximum
         "retrieval": "bm25",
+        "bm25_order": "bm25s",  # bm25s' candidate lists: float32 scores, its tie order, zero-score pads
         # The vLLM scripts (Qwen3, EXAONE rows) send a system and a user turn; the OpenAI scripts (GPT-4o rows)
         # one user message holding both. Either is the paper's protocol with its own generation settings.
         "chat_format": "system_user",

@@ -17,6 +17,7 @@ from typing import Any, Literal
 
 from inspect_ai import Task, task
 from inspect_ai.model import GenerateConfig
+from inspect_ai.scorer import Scorer
 from inspect_ai.solver import Solver
 
 from koblex_tasks import __version__
@@ -31,6 +32,8 @@ from koblex_tasks.corpus.tokenizers import TOKENIZERS
 from koblex_tasks.data.koblex.dataset import (
     KOBLEX_HF_REVISION,
     LANG_SUFFIX,
+    GoldBook,
+    gold_book,
     hop_counts,
     koblex_dataset,
     load_koblex,
@@ -45,14 +48,7 @@ from koblex_tasks.solvers.discovery import retrieves as solver_retrieves
 from koblex_tasks.solvers.koblex._common import CHAT_FORMATS, GENERATION_METADATA_KEY, ChatFormat
 from koblex_tasks.solvers.koblex.parser import parser
 from koblex_tasks.solvers.preflight import preflight
-from koblex_tasks.tasks.koblex.checks import (
-    SetupError,
-    check_choice,
-    check_file,
-    check_hops,
-    check_reranker,
-    check_unknown_args,
-)
+from koblex_tasks.tasks.koblex.checks import CHECKS, check_hops, check_reranker
 
 TASK_VERSION = KOBLEX.version
 PAPER = KOBLEX.paper_protocol
@@ -75,6 +71,7 @@ def koblex(
     reranker: str = PAPER["reranker"],
     retrieval: Literal["bm25", "dense", "hybrid"] = "bm25",
     dense_model: str | None = None,
+    bm25_order: Literal["bm25s", "float64"] = PAPER["bm25_order"],
     chat_format: ChatFormat = PAPER["chat_format"],
     official: bool = False,
     hops: int | list[int] | None = None,
@@ -103,6 +100,8 @@ def koblex(
             id/path, or "none" (BM25 order; no torch needed).
         retrieval: first stage: "bm25" (the paper's), "dense" (BGE-M3) or "hybrid" (reciprocal rank fusion).
         dense_model: encoder id or local path for dense/hybrid (default BAAI/bge-m3).
+        bm25_order: BM25 candidate lists as bm25s builds them ("bm25s", the paper's: float32 scores, its tie
+            order, zero-score rows padding a short list) or exact float64 scores with ties by corpus position.
         chat_format: "system_user" (default: system + user turns, max_tokens 4000/2048/4000, temperature 0,
             as the official vLLM scripts) or "user" (one user message, max_tokens 2000, temperature 0.01, as
             the official OpenAI scripts behind the GPT-4o rows). top_p 0.9 in both.
@@ -119,14 +118,8 @@ def koblex(
         judge_cache: cache judge replies (True, or an expiry such as "1D"), so re-scoring costs nothing.
         solver: the method (default: ParSeR); `--solver` on the command line replaces it.
     """
-    check_unknown_args(unknown, [p for p in inspect.signature(koblex).parameters if p != "unknown"])
+    _check_arguments(unknown, lang, tokenizer, retrieval, chat_format, data, corpus)
     preflight()
-    check_choice("lang", lang, LANG_SUFFIX)
-    check_choice("tokenizer", tokenizer, TOKENIZERS)
-    check_choice("retrieval", retrieval, RETRIEVAL_MODES)
-    check_choice("chat_format", chat_format, CHAT_FORMATS)
-    check_file("data", data, "questions file")
-    check_file("corpus", corpus, "statute corpus file")
     solver_name, solver_args = _solver_identity(solver)
     retrieves = solver_retrieves(solver or parser())
     questions = _load_questions(data, lang, revision)
@@ -135,7 +128,6 @@ def koblex(
         used = str(solver_args.get("reranker") or reranker)
         if used not in TEST_RERANKERS:  # a test stub has no weights to check
             check_reranker(used, paper_reranker(used))
-
     settings = RetrieverSettings(
         corpus=corpus,
         lang=lang,
@@ -144,6 +136,7 @@ def koblex(
         reranker=reranker,
         retrieval=retrieval,
         dense_model=dense_model or DEFAULT_DENSE_MODEL,
+        bm25_order=bm25_order,
     )
     retriever = _build_retriever(settings) if retrieves else None
     identity, language_note = gold_identity(
@@ -160,40 +153,33 @@ def koblex(
     if wanted is not None:
         dataset = dataset.filter(lambda s: (s.metadata or {}).get("hop_count") in wanted)
     use_judge = (built_by_eval() and grader_bound()) if judge is None else judge
-    scorers = [provision_match(), token_f1(official=official)]
-    if use_judge:
-        scorers.append(
-            lf_eval(
-                language=judge_language,
-                prompt=judge_prompt,
-                official=official,
-                temperature=judge_temperature,
-                max_tokens=judge_max_tokens,
-                cache=judge_cache,
-            )
-        )
-    else:
-        logger.warning(NO_JUDGE)
+    judge_args = {
+        "language": judge_language,
+        "prompt": judge_prompt,
+        "temperature": judge_temperature,
+        "max_tokens": judge_max_tokens,
+        "cache": judge_cache,
+    }
     task_settings = {
         "tokenizer": tokenizer,
         "reranker": reranker,
         "retrieval": retrieval,
+        "bm25_order": bm25_order,
         "chat_format": chat_format,
         "generation": GENERATION,
         "judge_prompt": judge_prompt,
     }
-    protocol = protocol_of(run_settings(task_settings, solver_name, solver_args))
     return Task(
         dataset=dataset,
         solver=solver or parser(),
-        scorer=scorers,
+        scorer=_scorers(official, judge_args if use_judge else None, gold_book(questions, lang, identity)),
         # temperature and top_p of the official scripts; max_tokens is set per call (stage) by the solvers.
         config=GenerateConfig(temperature=generation["temperature"], top_p=generation["top_p"]),
         version=TASK_VERSION,
         metadata={
             "benchmark": KOBLEX.name,
             "package_version": __version__,
-            "protocol": protocol,
+            "protocol": protocol_of(run_settings(task_settings, solver_name, solver_args)),
             "dataset_source": questions.source,
             "dataset_fingerprint": questions.fingerprint,
             "dataset_size": len(questions.records),
@@ -211,6 +197,35 @@ def koblex(
     )
 
 
+def _check_arguments(
+    unknown: dict[str, Any],
+    lang: str,
+    tokenizer: str,
+    retrieval: str,
+    chat_format: str,
+    data: str | None,
+    corpus: str | None,
+) -> None:
+    """The arguments a typo can break, before anything is loaded."""
+    CHECKS.unknown_args(unknown, [p for p in inspect.signature(koblex).parameters if p != "unknown"])
+    CHECKS.choice("lang", lang, LANG_SUFFIX)
+    CHECKS.choice("tokenizer", tokenizer, TOKENIZERS)
+    CHECKS.choice("retrieval", retrieval, RETRIEVAL_MODES)
+    CHECKS.choice("chat_format", chat_format, CHAT_FORMATS)
+    CHECKS.file("data", data, "questions file")
+    CHECKS.file("corpus", corpus, "statute corpus file")
+
+
+def _scorers(official: bool, judge_args: dict[str, Any] | None, gold: GoldBook) -> list[Scorer]:
+    """Provision match and token F1; LF-Eval with the judge's settings when a judge grades the run."""
+    scorers = [provision_match(gold=gold), token_f1(official=official)]
+    if judge_args is None:
+        logger.warning(NO_JUDGE)
+    else:
+        scorers.append(lf_eval(official=official, **judge_args))
+    return scorers
+
+
 def _solver_identity(solver: Solver | None) -> tuple[str, dict[str, Any]]:
     """Registry name and arguments (defaults included) of the solver the task is built with."""
     built = solver or parser()
@@ -222,7 +237,7 @@ def _load_questions(data: str | None, lang: str, revision: str | None) -> Any:
     try:
         return load_koblex(data, lang, revision)
     except (DataError, HubUnavailableError) as exc:
-        raise SetupError(f"KoBLEX: {exc}") from exc
+        raise CHECKS.error(str(exc)) from exc
 
 
 def _build_retriever(settings: RetrieverSettings) -> Any:
@@ -230,7 +245,7 @@ def _build_retriever(settings: RetrieverSettings) -> Any:
     try:
         return get_retriever(settings)
     except (DataError, HubUnavailableError) as exc:
-        raise SetupError(f"KoBLEX: {exc}") from exc
+        raise CHECKS.error(str(exc)) from exc
 
 
 def _corpus_record(retriever: Any, solver_name: str) -> dict[str, Any]:

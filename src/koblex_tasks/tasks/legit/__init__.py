@@ -6,6 +6,7 @@ scripted model. Everything else in the package reads `BENCHMARK` (through `koble
 """
 
 from koblex_tasks.benchmarks.legit.spec import LEGIT
+from koblex_tasks.scorers.legit.likert import rederive as rederive_likert
 from koblex_tasks.scorers.legit.rubric import rederive as rederive_rubric
 from koblex_tasks.solvers import legit as legit_solvers
 from koblex_tasks.solvers.discovery import discover_solvers
@@ -20,7 +21,7 @@ BENCHMARK = Benchmark(
     spec=LEGIT,
     tasks=(legit,),
     solvers=SOLVERS.solvers,
-    rederive={"legit_rubric": rederive_rubric},
+    rederive={"legit_rubric": rederive_rubric, "legit_likert": rederive_likert},
     replay=REPLAY,
     mock=legit_reply,
     retrieval_free=SOLVERS.retrieval_free,

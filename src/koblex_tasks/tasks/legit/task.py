@@ -35,15 +35,10 @@ from koblex_tasks.solvers.grader import refuse_without_grader, require_grader
 from koblex_tasks.solvers.legit.predict import legit_predict
 from koblex_tasks.solvers.legit.verdicts import legit_verdicts
 from koblex_tasks.solvers.preflight import preflight
-from koblex_tasks.tasks.legit.checks import (
-    TaskArgumentError,
-    as_strings,
-    as_task_argument_errors,
-    check_choice,
-    check_choices,
-)
+from koblex_tasks.tasks.checks import ArgumentChecks
 
 TASK_VERSION = LEGIT.version
+CHECKS = ArgumentChecks(LEGIT.title)
 NO_GRADER_MESSAGE = judge_required_message(LEGIT.title, LEGIT.task, LEGIT.judge_role)
 # The build-time refusal, short enough for one line of an 80-column terminal (Inspect wraps it there).
 NO_GRADER_AT_BUILD = f"{LEGIT.title} needs a judge: bind the '{LEGIT.judge_role}' role (--model-role {LEGIT.judge_role}=<judge>)"
@@ -78,10 +73,37 @@ def _select(
     return records, ignored
 
 
+def _check_arguments(
+    rule: str,
+    difficulty: str | list[str] | None,
+    doc_ids: str | list[str] | None,
+    responses: str | None,
+    verdicts: str | None,
+) -> tuple[list[str] | None, list[str] | None]:
+    """The arguments a typo can break, before anything is loaded: the wanted difficulties and documents."""
+    CHECKS.choice("rule", rule, RULES)
+    wanted_difficulty = CHECKS.strings("difficulty", difficulty)
+    CHECKS.choices("difficulty", wanted_difficulty, DIFFICULTIES)
+    if responses is not None and verdicts is not None:
+        raise CHECKS.error("give responses=FILE or verdicts=FILE, not both (a verdict file has both)")
+    return wanted_difficulty, CHECKS.strings("doc_ids", doc_ids)
+
+
+def _answered(loaded: LegitData, responses: str | None, replayed: VerdictFile | None) -> dict[str, set[str]]:
+    """Per released file the run is restricted to, the documents it covers."""
+    answered: dict[str, set[str]] = {}
+    if responses is not None:
+        answered[responses] = set(load_responses(responses))
+    if replayed is not None:
+        check_docs_known(replayed, {r.doc_id for r in loaded.records}, loaded.source)
+        answered[replayed.path] = set(replayed.rows)
+    return answered
+
+
 def _refuse_grader_with_verdicts(replayed: VerdictFile) -> None:
     """Replayed verdicts are the judge: a grader bound at the eval would be logged as a judge it is not."""
     if built_by_eval() and grader_bound(LEGIT.judge_role):
-        raise TaskArgumentError(
+        raise CHECKS.error(
             f"verdicts=FILE grades with the file's judge ({replayed.evaluator_model}); "
             f"do not bind the '{LEGIT.judge_role}' role"
         )
@@ -148,15 +170,8 @@ def legit(
         reranker: reranker for retrieval solvers.
     """
     preflight()
-    with as_task_argument_errors():
-        check_choice("rule", rule, RULES)
-        wanted_difficulty = as_strings("difficulty", difficulty)
-        check_choices("difficulty", wanted_difficulty, DIFFICULTIES)
-        wanted_docs = as_strings("doc_ids", doc_ids)
-        if responses is not None and verdicts is not None:
-            raise TaskArgumentError(
-                "give responses=FILE or verdicts=FILE, not both (a verdict file has both)"
-            )
+    with CHECKS.as_task_errors():
+        wanted_difficulty, wanted_docs = _check_arguments(rule, difficulty, doc_ids, responses, verdicts)
         replayed = load_verdicts(verdicts) if verdicts is not None else None
         if replayed is None:
             refuse_without_grader(NO_GRADER_AT_BUILD, LEGIT.judge_role)
@@ -175,13 +190,9 @@ def legit(
             **scorer_args, model_role=LEGIT.judge_role, replayed_verdicts=replayed is not None
         )
         loaded = load_legit(data)
-        answered: dict[str, set[str]] = {}
-        if responses is not None:
-            answered[responses] = set(load_responses(responses))
-        if replayed is not None:
-            check_docs_known(replayed, {r.doc_id for r in loaded.records}, loaded.source)
-            answered[replayed.path] = set(replayed.rows)
-        records, ignored = _select(loaded, wanted_difficulty, wanted_docs, answered)
+        records, ignored = _select(
+            loaded, wanted_difficulty, wanted_docs, _answered(loaded, responses, replayed)
+        )
     settings = RetrieverSettings(
         corpus=corpus, lang="ko", corpus_revision=corpus_revision, tokenizer=tokenizer, reranker=reranker
     )
