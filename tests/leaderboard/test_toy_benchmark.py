@@ -5,7 +5,9 @@ The steps, as a new benchmark's author would take them:
 1. write the task (`toy`) and its scorer, which records `dataset_fingerprint` and `dataset_size`;
 2. declare its spec (scorer, value keys with ranges, stratum, headline) and register it as a `Benchmark`
    (`register_benchmark(Benchmark(spec=TOY, tasks=(toy,)))`: the one line);
-3. run it with Inspect and `koblex leaderboard submit` / `build` the logs.
+3. run it with Inspect and `koblex leaderboard submit` / `build` the logs;
+4. give the `Benchmark` a `Replay` and `mock` replies: `koblex replay` detects and replays its released files,
+   `koblexmock/<name>` answers its prompts.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import ModelOutput, ModelUsage, get_model
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer
-from inspect_ai.solver import TaskState, generate
+from inspect_ai.solver import Generate, Solver, TaskState, generate, solver
 
 from koblex_tasks.cli.leaderboard import leaderboard_main
 from koblex_tasks.scorers.metrics import value_metrics
@@ -31,6 +33,8 @@ from koblex_tasks.spec import (
     ValueSpec,
 )
 from koblex_tasks.tasks import Benchmark, register_benchmark, unregister_benchmark
+from koblex_tasks.tasks.benchmark import Replay, Replayed, ReplayRequest
+from koblex_tasks.tasks.replay import headline_means, run_replay_eval
 
 TOY_SCORER = ScorerSpec(
     name="toy_match",
@@ -138,3 +142,70 @@ def test_toy_log_out_of_range_is_refused(toy_registered: BenchmarkSpec, tmp_path
     write_eval_log(edited, str(bad))
     assert leaderboard_main(["submit", "--db", str(tmp_path / "lb.sqlite"), str(bad)]) == 1
     assert "length=5000.0 is outside its range [0, 1000]" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------------------------------------------------
+# The same plugin, wired completely: a replay of its released answers and the scripted model's replies, with
+# no change to the CLI, the replay command or the mock provider.
+
+ANSWERS = {q: a for q, a, _ in QUESTIONS}
+
+
+@solver
+def toy_released(file: str) -> Solver:
+    """The released answer of each question (a toy release file: `{"q", "answer"}` lines)."""
+    rows = {r["q"]: r["answer"] for r in map(json.loads, Path(file).read_text(encoding="utf-8").splitlines())}
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        state.output = ModelOutput.from_content(model="released", content=rows.get(state.input_text, ""))
+        return state
+
+    return solve
+
+
+def toy_replay(request: ReplayRequest) -> Replayed:
+    solver = toy_released(request.file)
+    log = run_replay_eval(
+        toy(), solver, request.model_name or "toy-release", request.log_dir, {"replay_file": request.file}
+    )
+    means = headline_means(log, TOY)
+    return Replayed(log, [f"toy replay: {log.location}"], means)
+
+
+def toy_mock(prompt: str) -> str | None:
+    """The scripted model knows the toy's arithmetic."""
+    return ANSWERS.get(prompt.strip())
+
+
+@pytest.fixture
+def toy_wired() -> Iterator[Benchmark]:
+    benchmark = Benchmark(
+        spec=TOY,
+        tasks=(toy,),
+        replay=Replay(run=toy_replay, owns=lambda row: set(row) == {"q", "answer"}),
+        mock=toy_mock,
+    )
+    register_benchmark(benchmark)
+    yield benchmark
+    unregister_benchmark(TOY.task)
+
+
+def test_toy_released_file_is_replayed_by_the_cli(toy_wired: Benchmark, tmp_path: Path, capsys) -> None:
+    from koblex_tasks.cli import main
+
+    released = tmp_path / "toy_release.jsonl"
+    rows = [{"q": q, "answer": a if q != "7*8" else "55"} for q, a, _ in QUESTIONS]
+    released.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    assert main(["replay", str(released), "--log-dir", str(tmp_path / "logs")]) == 0  # detected as the toy's
+    out = capsys.readouterr().out.strip().splitlines()
+    assert out[0].startswith("toy replay: ") and json.loads(out[-1]) == {"exact": pytest.approx(5 / 6)}
+    assert main(["replay", str(released), "--benchmark", "toy", "--log-dir", str(tmp_path / "logs")]) == 0
+    assert main(["replay", str(released), "--benchmark", "nope"]) == 2
+    assert "not a benchmark with a replay (known: koblex, legit, toy)" in capsys.readouterr().err
+
+
+def test_toy_prompts_are_answered_by_the_scripted_model(toy_wired: Benchmark, tmp_path: Path) -> None:
+    [log] = inspect_eval(toy(), model="koblexmock/toy", log_dir=str(tmp_path), display="none")
+    assert log.status == "success" and log.results is not None
+    [exact] = [s for s in log.results.scores if s.name == "exact"]
+    assert exact.metrics["mean"].value == 1.0

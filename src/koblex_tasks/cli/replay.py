@@ -61,9 +61,9 @@ REPLAY_HUB_HINT = "pass a local questions JSONL instead (--data PATH)"
 )
 @click.option(
     "--benchmark",
-    type=click.Choice([b.name for b in replayable()]),
     default=None,
-    help="which benchmark the file belongs to (default: detected from its first line)",
+    help="which benchmark the file belongs to (default: detected from its first line); any registered "
+    "benchmark with a replay",
 )
 @click.option("--data", default=None, help="local questions JSONL (default: the published dataset)")
 @click.option(
@@ -102,7 +102,8 @@ def replay(
     name = benchmark or detect_benchmark(file)
     found = find_benchmark(name)
     if found is None or found.replay is None:
-        raise click.UsageError(f"no replay for benchmark {name!r} (have {[b.name for b in replayable()]})")
+        known = ", ".join(b.name for b in replayable())
+        raise click.UsageError(f"--benchmark {name!r}: not a benchmark with a replay (known: {known})")
     if verdicts:
         if grader is not None or not found.replay.has_verdicts(_first_row(file)):
             raise click.UsageError(
