@@ -26,7 +26,7 @@ from koblex_tasks.conformance.fixtures import Fixture, read_folder
 from koblex_tasks.conformance.server import Recorded, ResponderServer
 from koblex_tasks.corpus.rerank import STUB_OVERLAP
 from koblex_tasks.corpus.retriever import Retriever, RetrieverSettings, get_retriever
-from koblex_tasks.solvers.koblex._common import ChatFormat
+from koblex_tasks.solvers.koblex._common import ChatFormat, rerank_as_scripts
 from koblex_tasks.solvers.koblex.beamaggr import beamaggr
 from koblex_tasks.solvers.koblex.chain_of_thought import chain_of_thought
 from koblex_tasks.solvers.koblex.flare import flare
@@ -123,6 +123,7 @@ def run_fixture(fixture: Fixture, setup: Conformance, server: ResponderServer) -
             log_dir=str(setup.log_dir) if setup.log_dir else None,
             score=False,
             fail_on_error=False,
+            log_model_api=True,  # every request in the log: its id matches it to the server's record
         )
     requests = server.requests
     log = logs[0]
@@ -194,7 +195,7 @@ def _retrievals(
         rerank_query = reranked = reranked_scores = None
         if reranks:
             rerank_query = str(sample.metadata.get("question", ""))
-            top = retriever.rerank(rerank_query, hits, len(keys))
+            top = rerank_as_scripts(retriever, rerank_query, hits, len(keys))
             reranked = [positions[h.provision.key] for h in top]
             reranked_scores = [float(h.rerank_score or 0.0) for h in top]
         out.append(

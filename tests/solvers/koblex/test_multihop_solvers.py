@@ -71,10 +71,17 @@ class Scripted:
         return [c for c in self.calls if predicate(c)]
 
 
-def run(solver, model: Scripted, questions: Path, corpus: Path) -> EvalLog:
-    # kiwi morphemes: the scripted replies below were written against its rankings of the tiny corpus
+def run(
+    solver, model: Scripted, questions: Path, corpus: Path, chat_format: str = "user", **task_args
+) -> EvalLog:
+    """The OpenAI scripts' flow by default (`chat_format=user`); "system_user" runs the vLLM scripts'."""
+    # kiwi morphemes and exact float64 BM25 order: the scripted replies below were written against these
+    # rankings of the tiny corpus (bm25s' order pads a short list with zero-score rows)
+    task_args.setdefault("bm25_order", "float64")
     model_ = get_model("mockllm/model", custom_outputs=model)
-    return run_koblex(solver, model_, questions, corpus, tokenizer="kiwi")
+    return run_koblex(
+        solver, model_, questions, corpus, tokenizer="kiwi", chat_format=chat_format, **task_args
+    )
 
 
 def ok(log: EvalLog) -> EvalLog:
@@ -214,6 +221,39 @@ def test_ircot_forces_the_final_answer_after_max_steps(tiny_questions: Path, tin
     assert forced and forced[0].config.stop_seqs is None
 
 
+def test_ircot_vllm_script_runs_every_step_and_stops_the_forced_answer_at_a_newline(
+    tiny_questions: Path, tiny_corpus: Path
+) -> None:
+    def reply(call: Call) -> str:
+        if call.user.endswith(" So the answer is:"):
+            return " 무기 징역\n이유"
+        return "So the final answer is: 무기 징역"
+
+    model = Scripted(reply)
+    s = sample(ok(run(ircot(), model, tiny_questions, tiny_corpus, chat_format="system_user")), "q2")
+    steps = [c for c in model.calls if c.config.stop_seqs == [".", "!", "?"] and "강도가 상해를" in c.user]
+    assert len(steps) == 8  # the released script looks for "So the answer is:", so no step ends the loop
+    [forced] = model.where(lambda c: c.user.endswith(" So the answer is:") and "강도가 상해를" in c.user)
+    assert forced.config.stop_seqs == ["\n"] and answer_of(s) == "무기 징역"
+    assert len(evidence_of(s)["queries"]) == 9  # the question and every step's sentence
+    assert all(c.config.seed == 0 and c.config.temperature == 0.0 for c in model.calls)
+
+    fixed = Scripted(reply)
+    s = sample(
+        ok(
+            run(
+                ircot(official_marker_bug=False),
+                fixed,
+                tiny_questions,
+                tiny_corpus,
+                chat_format="system_user",
+            )
+        ),
+        "q2",
+    )
+    assert len([c for c in fixed.calls if "강도가 상해를" in c.user]) == 1 and answer_of(s) == "무기 징역"
+
+
 # --- FLARE -----------------------------------------------------------------------------------------------
 
 UNSURE: Tokens = [
@@ -243,17 +283,45 @@ def test_flare_retrieves_only_after_low_confidence_tokens(tiny_questions: Path, 
     model = Scripted(flare_reply)
     s = sample(ok(run(flare(), model, tiny_questions, tiny_corpus)), "q2")
     ev = evidence_of(s)
-    assert ev["queries"] == [Q2, NEW_QUERY] and ev["predicted"] == [ROBBERY, QUASI]
+    # the OpenAI script: the rewrite's reply is the query as written, logprobs without alternatives
+    assert ev["queries"] == [Q2, f"New Query: {NEW_QUERY}"] and ev["predicted"] == [ROBBERY, QUASI]
     assert ev["counters"] == {"active_retrievals": 1}
     assert answer_of(s) == "무기 징역"
     rewrite = model.where(lambda c: c.user.startswith("The following user query"))
     assert len(rewrite) == 1 and "Query: 강도가 _상해하면 처벌된다\nNew Query: " in rewrite[0].user
+    assert not rewrite[0].config.logprobs
     steps = model.where(lambda c: c.user.startswith("<Query>"))
-    assert all(c.config.logprobs and c.config.top_logprobs == 1 for c in steps)
-    assert s.metadata["flare_trace"][0] == {"masked": "강도가 _상해하면 처벌된다", "query": NEW_QUERY}
+    assert steps and all(c.config.logprobs and c.config.top_logprobs is None and c.system for c in steps)
+    assert s.metadata["flare_trace"][0] == {
+        "masked": "강도가 _상해하면 처벌된다",
+        "query": f"New Query: {NEW_QUERY}",
+    }
 
-    lenient = sample(ok(run(flare(threshold=-3.0), Scripted(flare_reply), tiny_questions, tiny_corpus)), "q2")
-    assert evidence_of(lenient)["queries"] == [Q2]  # the -5.0 token lies past the stop, so it never counts
+    lenient = flare(threshold=-3.0, official_threshold_bug=False)
+    lenient_run = sample(ok(run(lenient, Scripted(flare_reply), tiny_questions, tiny_corpus)), "q2")
+    assert evidence_of(lenient_run)["queries"] == [Q2]  # the -5.0 token lies past the stop: never counts
+    ignored = sample(ok(run(flare(threshold=-3.0), Scripted(flare_reply), tiny_questions, tiny_corpus)), "q2")
+    assert len(evidence_of(ignored)["queries"]) == 2  # the scripts' default -0.70 whatever the flag says
+
+
+def test_flare_vllm_script_flow(tiny_questions: Path, tiny_corpus: Path) -> None:
+    """The vLLM script: steps without a system turn, logprobs=1 on every call, seed 0 and no thinking, the
+    masked sentence without its confident tokens, the query cut after "New Query:", threshold -0.60."""
+    model = Scripted(flare_reply)
+    s = sample(ok(run(flare(), model, tiny_questions, tiny_corpus, chat_format="system_user")), "q2")
+    assert evidence_of(s)["queries"] == [Q2, NEW_QUERY]
+    assert all(c.config.logprobs and c.config.top_logprobs == 1 and c.config.seed == 0 for c in model.calls)
+    assert all(
+        c.config.extra_body == {"chat_template_kwargs": {"enable_thinking": False}} for c in model.calls
+    )
+    steps = model.where(lambda c: c.user.startswith("<Query>"))
+    assert steps and all(c.system == "" for c in steps)
+    [rewrite] = model.where(lambda c: c.user.startswith("The following user query"))
+    assert rewrite.system and "Query: _\nNew Query: " in rewrite.user
+    kept = Scripted(flare_reply)
+    ok(run(flare(official_mask_bug=False), kept, tiny_questions, tiny_corpus, chat_format="system_user"))
+    [rewrite] = kept.where(lambda c: c.user.startswith("The following user query"))
+    assert "Query: 강도가 _상해하면 처벌된다\nNew Query: " in rewrite.user
 
 
 def test_flare_forced_answer_replaces_the_last_sentence(tiny_questions: Path, tiny_corpus: Path) -> None:

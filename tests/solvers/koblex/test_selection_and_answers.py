@@ -35,12 +35,16 @@ def test_unparsable_selections_fall_back_to_candidate_0_and_are_counted(
     tiny_questions: Path, tiny_corpus: Path, bad: str
 ) -> None:
     model = ScriptedModel(lambda kind, p: {"provisions": GUESSES, "select": bad}.get(kind, "Answer: 답"))
-    log = run_koblex(parser(), model.model(), tiny_questions, tiny_corpus, tokenizer="kiwi")
-    assert log.status == "success", log.error
-    s = sample(log, "q2")
-    ev = evidence_of(s)
-    assert ev["counters"]["selection_fallbacks"] == 2
-    assert ev["predicted"] == [hits[0] for hits in ev["retrieved"]]
+    parsers = {"own lists": parser(official_selection_bug=False), "paper": parser()}
+    for name, solver in parsers.items():
+        log = run_koblex(solver, model.model(), tiny_questions, tiny_corpus, tokenizer="kiwi")
+        assert log.status == "success", log.error
+        s = sample(log, "q2")
+        ev = evidence_of(s)
+        assert ev["counters"]["selection_fallbacks"] == 2
+        # candidate 0 of each guess's list, or of the first list for all (the released indexing, kept)
+        pools = ev["retrieved"] if name == "own lists" else [ev["retrieved"][0]] * len(ev["retrieved"])
+        assert ev["predicted"] == [hits[0] for hits in pools], name
     assert s.output.completion == "Answer: 답" and answer_of(s) == "답"
 
 

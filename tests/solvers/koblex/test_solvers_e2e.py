@@ -28,7 +28,13 @@ def test_parser_pipeline(tiny_questions: Path, tiny_corpus: Path, tokenizer: str
     model = ScriptedModel(
         lambda kind, p: {"provisions": GUESSES, "select": "Answer: 0"}.get(kind, "Answer: 처벌된다")
     )
-    log = run(parser(k=100, l=10), model, tiny_questions, tiny_corpus, tokenizer=tokenizer)
+    log = run(
+        parser(k=100, l=10, official_selection_bug=False),
+        model,
+        tiny_questions,
+        tiny_corpus,
+        tokenizer=tokenizer,
+    )
     s = sample(log, "q2")
     ev = evidence_of(s)
     assert ev["method"] == "parser" and ev["uses_retrieval"] is True
@@ -59,11 +65,18 @@ def test_parser_selection_bug_switch_and_fallbacks(tiny_questions: Path, tiny_co
         return "Answer: 답"
 
     fixed = sample(
-        run(parser(), ScriptedModel(reply), tiny_questions, tiny_corpus, tokenizer="official"), "q2"
-    )
-    buggy = sample(
         run(
-            parser(official_selection_bug=True),
+            parser(official_selection_bug=False),
+            ScriptedModel(reply),
+            tiny_questions,
+            tiny_corpus,
+            tokenizer="official",
+        ),
+        "q2",
+    )
+    buggy = sample(  # the paper's protocol keeps the released indexing
+        run(
+            parser(),
             ScriptedModel(reply),
             tiny_questions,
             tiny_corpus,
@@ -80,7 +93,9 @@ def test_parser_selection_bug_switch_and_fallbacks(tiny_questions: Path, tiny_co
     garbled = ScriptedModel(
         lambda kind, p: {"provisions": GUESSES, "select": "Answer: 제 생각엔 3번"}.get(kind, "답")
     )
-    log = run(parser(), garbled, tiny_questions, tiny_corpus, tokenizer="official")
+    log = run(
+        parser(official_selection_bug=False), garbled, tiny_questions, tiny_corpus, tokenizer="official"
+    )
     ev = evidence_of(sample(log, "q2"))
     assert ev["counters"]["selection_fallbacks"] == 2
     assert ev["predicted"] == [lists[0][0], lists[1][0]]  # fallback to candidate 0, as in the paper

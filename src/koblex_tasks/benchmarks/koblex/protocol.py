@@ -11,8 +11,17 @@ from typing import Any
 
 from koblex_tasks.benchmarks.koblex.spec import GENERATION, KOBLEX, PAPER_RERANKER
 
-SOLVER_SETTINGS = ("k", "l", "official_selection_bug")  # ParSeR's own protocol settings
-NOT_RUN_SETTINGS = ("judge",)  # protocol facts that are not a setting of the run (LF-Eval's grader role)
+# Each solver's own protocol settings: ParSeR's depths, and the released scripts' bugs the paper's protocol
+# keeps (`koblex conformance` proves them call for call) with the switch that turns each off.
+SOLVER_SETTINGS: dict[str, tuple[str, ...]] = {
+    "parser": ("k", "l", "official_selection_bug"),
+    "ircot": ("official_marker_bug",),
+    "flare": ("official_threshold_bug", "official_mask_bug"),
+    "one_time_retrieval": ("official_answer_prefix_bug",),
+}
+# Protocol facts that are not a setting of the run: LF-Eval's grader role; the reranker's input limit (no
+# max_length, as the official code: fixed in `corpus.rerank`, listed so "paper" says what it means).
+NOT_RUN_SETTINGS = ("judge", "reranker_max_length")
 SINGLE_MESSAGE_PROMPTS = "v1"
 # Settings where the paper ran more than one value: each chat format the spec has generation settings for
 # (system_user: the vLLM scripts' rows; user: the OpenAI scripts' GPT-4o rows) is the paper's protocol.
@@ -34,14 +43,15 @@ def run_settings(task: Mapping[str, Any], solver_name: str, solver_args: Mapping
         "tokenizer": solver_args.get("tokenizer") or task["tokenizer"],
         "reranker": paper_reranker(solver_args.get("reranker") or task["reranker"]),
         "retrieval": task["retrieval"],
+        "bm25_order": task.get("bm25_order", KOBLEX.paper_protocol["bm25_order"]),
         "chat_format": task["chat_format"],
         "generation": task["generation"],
         "judge_prompt": task.get("judge_prompt", "deepeval"),
     }
     if solver_args.get("prompt_version") == SINGLE_MESSAGE_PROMPTS:
         settings["chat_format"] = "user"
-    if short == KOBLEX.paper_protocol["solver"]:
-        settings.update({name: solver_args[name] for name in SOLVER_SETTINGS if name in solver_args})
+    own = SOLVER_SETTINGS.get(short, ())
+    settings.update({name: solver_args[name] for name in own if name in solver_args})
     return settings
 
 

@@ -8,9 +8,10 @@ stage's limit (`tasks.koblex.spec.GENERATION`) unless the run sets max_tokens it
 Solvers leave the model's completion as written; the scorers extract the answer with the recorded rule.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
+import anyio
 from inspect_ai.model import (
     ChatMessage,
     ChatMessageSystem,
@@ -26,7 +27,7 @@ from koblex_tasks._inspect_compat import generate_config_sets_max_tokens, run_ge
 from koblex_tasks.benchmarks.koblex.evidence import OFFICIAL_ANSWER, AnswerRule, ProvisionEvidence
 from koblex_tasks.benchmarks.koblex.spec import GENERATION, KOBLEX
 from koblex_tasks.corpus.provision import Provision
-from koblex_tasks.corpus.retriever import Retriever
+from koblex_tasks.corpus.retriever import Hit, Retriever
 from koblex_tasks.prompts import Prompt
 from koblex_tasks.solvers.common import recorded_prompt
 
@@ -64,8 +65,26 @@ async def top_provisions(retriever: Retriever, query: str, k: int, rerank_agains
     The evidence records their `key`s (what is scored), prompts show their `text` (one string for a
     paragraph; an article's key is not its text)."""
     depth = k if retriever.reranker.name == "none" else max(k, RERANK_DEPTH)
-    hits = await retriever.arerank(rerank_against, await retriever.asearch(query, depth), k)
+    hits = await arerank_as_scripts(retriever, rerank_against, await retriever.asearch(query, depth), k)
     return [h.provision for h in hits]
+
+
+def rerank_as_scripts(retriever: Retriever, query: str, hits: list[Hit], top: int) -> list[Hit]:
+    """The reranker's top `top` of `hits` in the official scripts' order.
+
+    They sort `sorted(zip(scores, texts), reverse=True)`: equal scores are ordered by passage text,
+    descending (not by first-stage rank), which decides the candidates shown when scores tie.
+    """
+    if retriever.reranker.name == "none":
+        return hits[:top]
+    texts = [h.provision.text for h in hits]
+    scores = retriever.reranker.scores(query, texts)
+    order = sorted(range(len(hits)), key=lambda i: (scores[i], texts[i]), reverse=True)[:top]
+    return [replace(hits[i], rank=rank, rerank_score=scores[i]) for rank, i in enumerate(order)]
+
+
+async def arerank_as_scripts(retriever: Retriever, query: str, hits: list[Hit], top: int) -> list[Hit]:
+    return await anyio.to_thread.run_sync(rerank_as_scripts, retriever, query, hits, top)
 
 
 def join_provisions(texts: list[str]) -> str:

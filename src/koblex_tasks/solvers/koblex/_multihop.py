@@ -40,14 +40,19 @@ from koblex_tasks.corpus.retriever import Retriever
 from koblex_tasks.prompts import Prompt
 from koblex_tasks.solvers.common import sample_retriever
 from koblex_tasks.solvers.koblex._common import (
+    Generation,
+    StagePrompt,
     evidence,
     koblex_prompt,
-    limit_config,
     official_question,
+    stage_config,
     top_provisions,
 )
 
 SENTENCE_STOPS = [".", "!", "?"]  # the official ST_STOP: one reasoning sentence per call
+# The tree prompt split into system text and template (v1 is both in one text: the OpenAI scripts' message),
+# sent in the task's chat format: system + user turns for the vLLM scripts, their "\n\n" join otherwise.
+TREE_VERSION = "v2"
 LOGPROBS_PROVIDERS = "openai, openai-api/*, vllm, sglang, hf, together, grok or google"
 
 
@@ -75,22 +80,19 @@ class Completion:
 
 async def complete(
     method: str,
-    system: str | None,
-    user: str,
+    messages: list[ChatMessage],
+    config: GenerateConfig,
     stop: list[str] | None = None,
     logprobs: bool = False,
-    max_tokens: int | None = None,
 ) -> Completion:
-    """One intermediate call: optional system prompt plus one user turn, as in the official scripts.
+    """One intermediate call with the stage's settings (`config`), client-side stop sequences and logprobs.
 
-    `max_tokens` applies unless the run sets max_tokens itself.
+    Logprobs as the scripts ask: vLLM's `logprobs=1` (one alternative) under the vLLM chat format, the
+    OpenAI flag alone otherwise.
     """
-    messages: list[ChatMessage] = [ChatMessageUser(content=user)]
-    if system:
-        messages.insert(0, ChatMessageSystem(content=system))
-    config = limit_config(max_tokens).merge(GenerateConfig(stop_seqs=stop or None))
-    if logprobs:
-        config = config.merge(GenerateConfig(logprobs=True, top_logprobs=1))  # vLLM scripts: logprobs=1
+    config = config.merge(GenerateConfig(stop_seqs=stop or None))
+    if logprobs and not config.logprobs:
+        config = config.merge(GenerateConfig(logprobs=True))
     model = get_model()
     output = await model.generate(messages, config=config)
     raw = output.completion
@@ -213,17 +215,30 @@ class MultihopRun:
         return self.retrieve.record
 
     async def ask(
-        self, user: str, system: str | None = "system", stop: list[str] | None = None, logprobs: bool = False
+        self,
+        user: str,
+        system: str | None = "system",
+        stop: list[str] | None = None,
+        logprobs: bool = False,
+        stage: str = "reasoning",
     ) -> Completion:
         """One intermediate call with the method prompt named `system` as system text (None: no system turn)."""
-        return await complete(
-            self.method,
-            self.prompts[system].text if system else None,
-            user,
-            stop=stop,
-            logprobs=logprobs,
-            max_tokens=self.max_tokens,
-        )
+        messages: list[ChatMessage] = [ChatMessageUser(content=user)]
+        if system:
+            messages.insert(0, ChatMessageSystem(content=self.prompts[system].text))
+        return await self.send(messages, stage, stop=stop, logprobs=logprobs)
+
+    async def send(
+        self, messages: list[ChatMessage], stage: str, stop: list[str] | None = None, logprobs: bool = False
+    ) -> Completion:
+        """One call of `stage` (its max_tokens, seed, template arguments and temperature for the chat format)."""
+        generation = Generation.of(self.state)
+        chat_format = generation.chat_format
+        limit = self.max_tokens if stage == "reasoning" else generation.max_tokens.get(stage)
+        config = stage_config(chat_format, stage, limit)
+        if logprobs and chat_format == "system_user":
+            config = config.merge(GenerateConfig(logprobs=True, top_logprobs=1))  # vLLM's logprobs=1
+        return await complete(self.method, messages, config, stop=stop, logprobs=logprobs)
 
     def log(self, step: dict[str, Any]) -> None:
         """Append one intermediate step to `metadata[<method>_trace]` and show it in the transcript."""
@@ -274,15 +289,18 @@ async def interleaved_reasoning(
     max_steps: int,
     next_contexts: Callable[[Completion], Awaitable[list[str]]],
     step_logprobs: bool = False,
+    step_system: str | None = "system",
 ) -> Reasoning:
     """Generate sentence by sentence until `marker` appears or `max_steps` run out.
 
     After every sentence without the marker, `next_contexts` may retrieve more provisions; they are appended
-    to the context of the next call.
+    to the context of the next call. `step_system` None sends the step prompt alone (FLARE's vLLM script).
     """
     reasoning = Reasoning(contexts=list(first_contexts))
     for step in range(max_steps):
-        reply = await run.ask(step_prompt(run, reasoning), stop=SENTENCE_STOPS, logprobs=step_logprobs)
+        reply = await run.ask(
+            step_prompt(run, reasoning), system=step_system, stop=SENTENCE_STOPS, logprobs=step_logprobs
+        )
         reasoning.steps.append(reply.text)
         reasoning.last = reply
         if marker in reply.text:
@@ -294,10 +312,17 @@ async def interleaved_reasoning(
     return reasoning
 
 
-async def force_final(run: MultihopRun, reasoning: Reasoning, marker: str) -> Completion:
-    """Append `marker` to the reasoning so far and ask once more, with no stop sequence (counted)."""
+async def force_final(
+    run: MultihopRun, reasoning: Reasoning, marker: str, stop: list[str] | None = None
+) -> Completion:
+    """Append `marker` to the reasoning so far and ask once more (counted); `stop`: the script's, if any."""
     run.record.count("forced_final_answer")
-    return await run.ask(f"{step_prompt(run, reasoning)} {marker}")
+    return await run.ask(f"{step_prompt(run, reasoning)} {marker}", stop=stop)
+
+
+def follows_vllm_script(run: MultihopRun) -> bool:
+    """The run's chat format is the vLLM scripts' (Qwen3, EXAONE rows), not the OpenAI scripts' (GPT-4o)."""
+    return Generation.of(run.state).chat_format == "system_user"
 
 
 # --- ProbTree / BeamAggr: hierarchical question decomposition tree --------------------------------------
@@ -387,14 +412,18 @@ def post_order(nodes: list[TreeNode]) -> list[TreeNode]:
 
 
 async def decomposition_tree(run: MultihopRun, max_nodes: int) -> list[TreeNode]:
-    """Ask for the tree (one user turn: the official OpenAI script prepends the system text to it)."""
+    """Ask for the tree as the tree scripts do: system + user turns on vLLM (seed 1, logprobs=1, max_tokens
+    2048), one user message with the system text prepended on OpenAI (max_tokens 2000)."""
     state, method = run.state, run.method
-    reply = await run.ask(
-        run.prompts["tree"].render(
-            background=state.metadata["background"], question=state.metadata["question"]
-        ),
-        system=None,
+    prompt = StagePrompt(
+        koblex_prompt(state, "tree", TREE_VERSION), koblex_prompt(state, "tree_system", "v1")
     )
+    messages = prompt.messages(
+        Generation.of(state).chat_format,
+        background=state.metadata["background"],
+        question=state.metadata["question"],
+    )
+    reply = await run.send(messages, "tree", logprobs=Generation.of(state).chat_format == "system_user")
     decomposition = parse_json_object(reply.text)
     if decomposition is None:
         run.record.count("tree_unparsed")

@@ -1,9 +1,9 @@
 """FLARE (Jiang et al., 2023, "Active Retrieval Augmented Generation"), as KoBLEX ran it
-(`experiments/flare/flare_openai.py`, daehuikim/KoBLEX; log-prob handling also from `flare_qwen.py`).
+(`experiments/flare/flare_openai.py` and `flare_qwen.py`, daehuikim/KoBLEX).
 
 1. Retrieve the top-k (k = 1) provisions by BM25 for background + question.
 2. Reason one sentence per call (stop at . ! ?) with token log-probabilities. If any token of the sentence
-   has log-probability below `threshold`, those tokens are masked with "_", the model turns the masked
+   has log-probability below the threshold, those tokens are masked with "_", the model turns the masked
    sentence into a Korean search question ("New Query:"), and its top-k provisions join the context.
 3. At "So the answer is:" the loop ends; after `max_steps` sentences without it, " So the answer is:" is
    appended and one more call (no stop sequence) replaces the last sentence. The answer is the text after
@@ -12,19 +12,23 @@
 `predicted` is the official `combination_list`: the first query's provisions plus one retrieval per
 low-confidence sentence, in order, duplicates kept (the released `comb`).
 
-Threshold (token log-probability; `--token_threshold` in `run_flare.sh`): GPT-4o -0.70 (the default here),
-Qwen3 -0.60, EXAONE-3.5 -1.5. `max_steps`: 5 in the OpenAI script, 8 in the Qwen and EXAONE scripts.
+The two scripts differ, and the task's `chat_format` picks which one runs (the paper's protocol for each):
+- OpenAI ("user"): step and query calls send the system prompt; the masked sentence keeps its confident
+  tokens; the generated reply is the query as written; 5 steps; threshold -0.70.
+- vLLM ("system_user"): step calls send no system prompt; every call asks for logprobs=1; confident tokens
+  are dropped from the masked sentence (the query shows only "_"s); the query is cut after "New Query:";
+  8 steps; threshold -0.60.
+Both scripts use their default threshold whatever `--token_threshold` says (`run_flare.sh` passes -1.5 for
+EXAONE): a bug the paper's protocol keeps; `official_threshold_bug=False` uses `threshold`. Dropping
+confident tokens on vLLM is kept likewise; `official_mask_bug=False` keeps them, as the FLARE paper does.
 
 Log-probabilities are required: a provider that returns none fails the sample with an error (the official
 OpenAI script then silently never retrieved after the first query).
 
 Deviations from the official code:
 - The OpenAI script read `logprobs.content[0].tokens`, which OpenAI's response does not have; we use every
-  token of the sentence. The Qwen script masked with "" for confident tokens (its query was only "_"s); we
-  keep confident tokens, as the OpenAI script and the FLARE paper do.
-- The generated query is cut after "New Query:" if the model repeats it (as the Qwen script does).
-- Sampling: max_tokens 4000 per call (the official value) unless the run sets max_tokens; temperature
-  and top_p 0.9 come from the task (its `chat_format`).
+  token of the sentence (the smallest fix, as the recorded fixtures did).
+- Sampling: max_tokens 4000, temperature 0.0, top_p 0.9 per call unless the run sets them.
 """
 
 from inspect_ai.solver import Generate, Solver, TaskState, solver
@@ -35,26 +39,35 @@ from koblex_tasks.solvers.koblex._multihop import (
     Completion,
     MultihopMethod,
     MultihopRun,
+    follows_vllm_script,
     force_final,
     interleaved_reasoning,
 )
 
 FINAL = "So the answer is:"
 MASK = "_"
+QUERY_MARKER = "New Query:"
+SCRIPT_THRESHOLD = {"vllm": -0.60, "openai": -0.70}  # the scripts' defaults, used whatever the flag says
+MAX_STEPS = {"vllm": 8, "openai": 5}
 FLARE = MultihopMethod("flare", prompt_prefix="flare", prompts=("system", "step", "query"))
 
 
-def mask_low_confidence(tokens: list[tuple[str, float]], threshold: float) -> tuple[str, bool]:
-    """The sentence with every token below `threshold` replaced by "_", and whether any was."""
-    masked = [MASK if lp < threshold else token for token, lp in tokens]
+def mask_low_confidence(
+    tokens: list[tuple[str, float]], threshold: float, keep_confident: bool = True
+) -> tuple[str, bool]:
+    """The sentence with every token below `threshold` replaced by "_" (the confident ones kept, or dropped
+    as the vLLM script does), and whether any was below."""
+    masked = [MASK if lp < threshold else token if keep_confident else "" for token, lp in tokens]
     return "".join(masked), any(lp < threshold for _, lp in tokens)
 
 
 @solver
 def flare(
     k: int = 1,
-    max_steps: int = 5,
-    threshold: float = -0.70,
+    max_steps: int | None = None,
+    threshold: float | None = None,
+    official_threshold_bug: bool = True,
+    official_mask_bug: bool = True,
     tokenizer: str | None = None,
     reranker: str | None = "none",
     prompt_version: str = "v1",
@@ -63,29 +76,46 @@ def flare(
 
     Args:
         k: provisions retrieved per query: the question, then each masked sentence's rewrite (KoBLEX: 1).
-        max_steps: reasoning sentences before the final answer is forced (official: 5 for GPT-4o).
-        threshold: token log-probability below which a token is uncertain (GPT-4o -0.70, Qwen3 -0.60,
-            EXAONE -1.5).
+        max_steps: reasoning sentences before the final answer is forced (None: the script's, 8 on vLLM,
+            5 on OpenAI).
+        threshold: token log-probability below which a token is uncertain (None: the script's default,
+            -0.60 on vLLM, -0.70 on OpenAI); used only with `official_threshold_bug=False`.
+        official_threshold_bug: use the script's default threshold whatever `threshold` says, as both
+            released scripts do.
+        official_mask_bug: on the vLLM chat format, drop confident tokens from the masked sentence, as the
+            released script does.
         tokenizer, reranker, prompt_version: as for every multi-hop solver (see `_multihop`).
     """
-    require_positive(k=k, max_steps=max_steps)
+    require_positive(k=k, **({} if max_steps is None else {"max_steps": max_steps}))
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         run = await MultihopRun.start(state, FLARE, k, tokenizer, reranker, prompt_version)
+        script = "vllm" if follows_vllm_script(run) else "openai"
+        vllm = script == "vllm"
+        limit = SCRIPT_THRESHOLD[script] if official_threshold_bug or threshold is None else threshold
+        keep_confident = not (vllm and official_mask_bug)
 
         async def retrieve_if_uncertain(reply: Completion) -> list[str]:
-            masked, uncertain = mask_low_confidence(reply.tokens or [], threshold)
+            masked, uncertain = mask_low_confidence(reply.tokens or [], limit, keep_confident)
             if not uncertain:
                 return []
-            rewrite = await run.ask(run.prompts["query"].render(question=run.question, query=masked))
-            query = after_marker(rewrite.text, "New Query:")
+            rewrite = await run.ask(
+                run.prompts["query"].render(question=run.question, query=masked), logprobs=vllm
+            )
+            query = after_marker(rewrite.text, QUERY_MARKER) if vllm else rewrite.text
             run.log({"masked": masked, "query": query})
             run.record.count("active_retrievals")
             return await run.retrieve(query)
 
         first = await run.retrieve(run.question)
         reasoning = await interleaved_reasoning(
-            run, first, FINAL, max_steps, retrieve_if_uncertain, step_logprobs=True
+            run,
+            first,
+            FINAL,
+            max_steps or MAX_STEPS[script],
+            retrieve_if_uncertain,
+            step_logprobs=True,
+            step_system=None if vllm else "system",
         )
         run.record.predicted = run.retrieve.keys_of(reasoning.contexts)
         last = reasoning.last

@@ -3,15 +3,18 @@
 The query is background + question. The paper retrieved exactly as many provisions as the item has gold ones,
 which leaks the gold count into the method; `k="gold"` reproduces that, the default is a fixed k.
 The prompts are sent in the task's `chat_format` (`sp_or_vllm.py` / `cot_or_vllm.py`: system + user turns;
-the OpenAI scripts: one user message); the answer is the text after the last "Answer:".
+the OpenAI scripts: one user message); the answer is the text after the last "Answer:", except that
+`sp_or_vllm.py` writes its reply whole (kept by the paper's protocol: `official_answer_prefix_bug`).
 """
 
 from typing import Literal
 
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
+from koblex_tasks.benchmarks.koblex.evidence import AnswerRule
 from koblex_tasks.solvers.common import sample_retriever
 from koblex_tasks.solvers.koblex._common import (
+    Generation,
     StagePrompt,
     answer_with,
     evidence,
@@ -28,6 +31,7 @@ def one_time_retrieval(
     tokenizer: str | None = None,
     reranker: str | None = "none",
     prompt_version: str = "v2",
+    official_answer_prefix_bug: bool = True,
 ) -> Solver:
     """Retrieve the top-k provisions for the question and answer grounded in them.
 
@@ -39,6 +43,8 @@ def one_time_retrieval(
             candidates and the reranker keeps k.
         prompt_version: version of the `sp_or` / `cot_or` templates ("v2" with their `_system` files; "v1" the
             single-file wording).
+        official_answer_prefix_bug: on the vLLM chat format without CoT, score the reply whole ("Answer: "
+            included), as `sp_or_vllm.py` writes it (every other script keeps the text after "Answer:").
     """
     if k != "gold" and (not isinstance(k, int) or k < 1):
         raise ValueError(f"k must be a positive integer or 'gold', got {k!r}")
@@ -56,6 +62,9 @@ def one_time_retrieval(
         record.predicted = keys
         prompt = StagePrompt.load(state, "cot_or" if cot else "sp_or", prompt_version)
         context = join_provisions([p.text for p in provisions])
-        return await answer_with(state, generate, prompt, question=query, context_str=context)
+        state = await answer_with(state, generate, prompt, question=query, context_str=context)
+        if official_answer_prefix_bug and not cot and Generation.of(state).chat_format == "system_user":
+            record.answer_rule = AnswerRule().as_dict()  # the reply as written, "Answer: " and all
+        return state
 
     return solve

@@ -6,9 +6,10 @@
 3. Selection: for each guess the model picks one candidate by its number.
 4. Answer: the model answers the question grounded in the selected provisions.
 
-The official selection step indexed the first guess's candidate list for every guess
-(`contexts_list[0][choice]`); we use each guess's own list. `official_selection_bug=True` restores the
-released behaviour for reproduction. A selection reply that is not a bare ASCII number of a shown candidate
+The official selection step indexes the first guess's candidate list for every guess
+(`contexts_list[0][choice]`). The paper's protocol keeps that bug (the recorded official requests prove it);
+`official_selection_bug=False` uses each guess's own list. Reranking orders equal scores as the official
+sort does (by passage text, descending). A selection reply that is not a bare ASCII number of a shown candidate
 ("③", "²", "٣", "3.", an out-of-range "12", no reply) falls back to candidate 0, as in the paper, and is
 counted (`selection_fallbacks`); it never fails the sample.
 
@@ -33,6 +34,7 @@ from koblex_tasks.solvers.common import require_positive, sample_retriever
 from koblex_tasks.solvers.koblex._common import (
     StagePrompt,
     answer_with,
+    arerank_as_scripts,
     ask_stage,
     evidence,
     join_provisions,
@@ -89,7 +91,7 @@ def format_candidates(hits: list[Hit]) -> str:
 def parser(
     k: int = 100,
     l: int = 10,  # noqa: E741 - the paper's name
-    official_selection_bug: bool = False,
+    official_selection_bug: bool = True,
     max_provisions: int | None = None,
     tokenizer: str | None = None,
     reranker: str | None = None,
@@ -101,7 +103,7 @@ def parser(
         k: BM25 candidates per parametric provision (paper: 100).
         l: candidates kept after reranking and shown for selection (paper: 10).
         official_selection_bug: select from the first provision's candidates for every provision, as the
-            released code did.
+            released code does (the paper's protocol); False: each provision's own candidates.
         max_provisions: cap on parametric provisions used (None = all, as in the paper).
         tokenizer, reranker: retrieval overrides (see `solvers.common`); reranker "none" keeps BM25 order.
         prompt_version: version of the `parser_*` templates ("v2": split from their `_system` files, sent
@@ -188,6 +190,6 @@ async def _candidates(
     k: int,
     l: int,  # noqa: E741
 ) -> list[list[Hit]]:
-    """BM25 top-k per guess, then rerank against the question (as the official code does) to top-l."""
+    """BM25 top-k per guess, then rerank against the question to top-l, both as the official code does."""
     first_stage = await retriever.asearch_many(guesses, k) if guesses else []
-    return [await retriever.arerank(question, hits, l) for hits in first_stage]
+    return [await arerank_as_scripts(retriever, question, hits, l) for hits in first_stage]
