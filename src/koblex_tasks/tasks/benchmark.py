@@ -42,6 +42,10 @@ class ReplayRequest:
     model_name: str | None = None
     verdicts: bool = False  # the file carries its own judge's verdicts (replayed without a judge)
 
+    def options(self, *names: str, **renamed: str) -> dict[str, Any]:
+        """The named fields as keyword arguments for a runner (`renamed`: runner argument -> field)."""
+        return {**{n: getattr(self, n) for n in names}, **{k: getattr(self, v) for k, v in renamed.items()}}
+
 
 @dataclass(frozen=True)
 class Replayed:

@@ -89,13 +89,7 @@ def replay_request(request: ReplayRequest) -> Replayed:
             "--verdicts replays a LEGIT evaluator file; a KoBLEX prediction file has no verdicts"
         )
     result = run_replay(
-        request.file,
-        data=request.data,
-        official=request.official,
-        log_dir=request.log_dir,
-        method=request.method,
-        model_name=request.model_name,
-        grader=request.grader,
+        request.file, **request.options("data", "official", "log_dir", "method", "model_name", "grader")
     )
     summary = f"method: {result.method}  model: {result.model}  log: {result.log.location}"
     # on the spec's display scale (x100 for F1 and EM, LF-Eval is already 0-100)

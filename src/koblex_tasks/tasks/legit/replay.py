@@ -250,16 +250,14 @@ def has_verdicts(first_row: Mapping[str, Any]) -> bool:
     return "evaluation_result" in first_row
 
 
+SHARED_OPTIONS = ("data", "log_dir", "rule", "model_name")  # what both LEGIT runners take from a request
+
+
 def replay_request(request: ReplayRequest) -> Replayed:
     """`koblex replay FILE --grader J` (responses graded by J) or `--verdicts` (graded by their own verdicts)."""
     if request.verdicts:
         result = run_verdict_replay(
-            request.file,
-            data=request.data,
-            log_dir=request.log_dir,
-            rule=request.rule,
-            official_script=request.official,
-            model_name=request.model_name,
+            request.file, **request.options(*SHARED_OPTIONS, official_script="official")
         )
         summary = (
             f"benchmark: {LEGIT.name}  generator: {result.generator}  judge: {result.judge}  "
@@ -267,13 +265,7 @@ def replay_request(request: ReplayRequest) -> Replayed:
         )
         return Replayed(result.log, [summary, *result.lines()], result.headline)
     log = run_legit_replay(
-        request.file,
-        data=request.data,
-        grader=request.grader,
-        log_dir=request.log_dir,
-        rule=request.rule,
-        model_name=request.model_name,
-        official_script=request.official,
+        request.file, **request.options(*SHARED_OPTIONS, "grader", official_script="official")
     )
     generator = (log.eval.metadata or {}).get("generator")
     summary = f"benchmark: {LEGIT.name}  generator: {generator}  log: {log.location}"
