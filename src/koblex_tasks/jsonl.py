@@ -57,11 +57,22 @@ def read_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
             try:
                 obj = _loads(line)
             except json.JSONDecodeError as exc:  # orjson's error subclasses it
-                raise DataError(
-                    str(path), number, f"not valid JSON ({exc.msg} at column {exc.colno})"
-                ) from exc
+                raise DataError(str(path), number, f"not valid JSON ({_json_problem(line, exc)})") from exc
             except UnicodeDecodeError as exc:
                 raise DataError(str(path), number, "not valid UTF-8") from exc
             if not isinstance(obj, dict):
                 raise DataError(str(path), number, f"expected a JSON object, got {type(obj).__name__}")
             yield number, obj
+
+
+def _json_problem(line: bytes, exc: json.JSONDecodeError) -> str:
+    """What is wrong and at which column (in characters). orjson reports a line cut inside a multi-byte
+    character as "str is not valid UTF-8" at column 1; say where the bytes stop being text instead."""
+    try:
+        line.decode("utf-8")
+    except UnicodeDecodeError as bad:
+        column = len(line[: bad.start].decode("utf-8")) + 1
+        if bad.end >= len(line.rstrip(b"\r\n")):
+            return f"the line ends inside a character at column {column}"
+        return f"invalid UTF-8 byte at column {column}"
+    return f"{exc.msg} at column {exc.colno}"

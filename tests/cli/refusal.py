@@ -11,6 +11,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+# Inspect's own line once a run has started (before a solver is built), not part of any refusal.
+INSPECT_BANNER = "Monitor from another shell: inspect ctl"
+# The bound the issue sets is 10 s on an idle machine (a refusal takes 3-7 s there); the test machine is shared.
+SECONDS = 20
+
 
 @dataclass(frozen=True)
 class Refusal:
@@ -26,18 +31,25 @@ class Refusal:
 
 
 def run_cli(*args: str, cwd: Path, env: Mapping[str, str] | None = None, timeout: float = 120) -> Refusal:
-    """`python -m <args>` (`inspect_ai eval ...` or `koblex_tasks.cli.main ...`) in `cwd`, timed."""
+    """`python -m ARGS` (or `python -c CODE ARGS`) in `cwd`, timed."""
     started = time.monotonic()
+    command = [sys.executable, *args] if args[0] == "-c" else [sys.executable, "-m", *args]
     proc = subprocess.run(
-        [sys.executable, "-m", *args],
+        command,
         capture_output=True,
         text=True,
         timeout=timeout,
         cwd=cwd,
         env={**os.environ, **(env or {})},
     )
-    lines = [line.rstrip() for line in (proc.stdout + proc.stderr).splitlines() if line.strip()]
+    output = (proc.stdout + proc.stderr).splitlines()
+    lines = [line.rstrip() for line in output if line.strip() and not line.startswith(INSPECT_BANNER)]
     return Refusal(proc.returncode, lines, time.monotonic() - started)
+
+
+def koblex_cli(*args: str, cwd: Path) -> Refusal:
+    """`koblex ARGS`, through the console script's function."""
+    return run_cli("-c", "import sys; from koblex_tasks.cli import main; sys.exit(main())", *args, cwd=cwd)
 
 
 def inspect_eval(*args: str, cwd: Path, env: Mapping[str, str] | None = None) -> Refusal:

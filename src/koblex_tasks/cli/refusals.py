@@ -1,24 +1,33 @@
-"""One visible line for a run Inspect's CLI refuses: our setup errors, a misspelt `--solver`, `--display none`.
+"""One visible line for a run Inspect's CLI refuses: our setup errors, a misspelt `--solver`, `-S` argument,
+task or provider, a model that cannot be loaded, `--display none`.
 
 Inspect's CLI installs an exception hook before it loads plugins; `keep_refusals_visible` (called by
 `koblex_tasks._registry`) wraps that hook only. Our `SetupError` is printed as its plain message (no rich
-markup, which would eat `[rerank]` in an install hint), an unknown solver meant for us names our solvers with
-a close match, and Inspect's own `PrerequisiteError` still reaches stderr under `--display none` (which quiets
-the console Inspect prints to). Every other error goes to Inspect's hook unchanged; the process exits 1.
+markup, which would eat `[rerank]` in an install hint); an unknown solver or task meant for us names ours with a
+close match; an unexpected `-S` argument of one of our solvers names its parameters; an unknown provider names
+the installed ones; a model whose construction fails is its first line; Inspect's own `PrerequisiteError`
+still reaches stderr under `--display none` (which quiets the console Inspect prints to). Every other error
+goes to Inspect's hook unchanged; the process exits 1.
 """
 
 from __future__ import annotations
 
 import difflib
+import inspect
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from types import TracebackType
+from typing import Any
 
-from koblex_tasks._inspect_compat import INSPECT_EXCEPTHOOK_MODULE, PrerequisiteError
+from koblex_tasks._inspect_compat import INSPECT_EXCEPTHOOK_MODULE, PrerequisiteError, model_api_names
 from koblex_tasks.errors import SetupError
 
 UNKNOWN_SOLVER = re.compile(r"Unknown solver (\S+) \(not registered")
+UNEXPECTED_ARGUMENT = re.compile(r"(\w+)\(\) got an unexpected keyword argument '(\w+)'")
+UNKNOWN_PROVIDER = re.compile(r"Model API (\S+) of model '([^']+)' not recognized")
+BARE_MODEL = re.compile(r"Model name '([^']*)' should be in the format of <api_name>/<model_name>")
+NO_TASKS = "No inspect tasks were found"
 NAMESPACE = "koblex_tasks/"
 
 
@@ -56,6 +65,114 @@ def unknown_solver_line(exc: BaseException, known: Sequence[str] | None = None) 
     )
 
 
+def _close(name: str, names: Sequence[str], cutoff: float = 0.6) -> str | None:
+    found = difflib.get_close_matches(name, names, n=1, cutoff=cutoff)
+    return found[0] if found else None
+
+
+def _did_you_mean(close: str | None) -> str:
+    return f" (did you mean '{close}'?)" if close else ""
+
+
+def _our_solvers() -> dict[str, Callable[..., Any]]:
+    """Our solver factories by their function name (what a TypeError names)."""
+    from koblex_tasks.tasks import benchmarks
+
+    return {factory.__name__: factory for b in benchmarks() for factory in b.solvers}
+
+
+def solver_argument_line(
+    exc: BaseException, solvers: dict[str, Callable[..., Any]] | None = None
+) -> str | None:
+    """`-S kk=3` for one of our solvers: the solver's parameters, with a close match."""
+    found = UNEXPECTED_ARGUMENT.match(str(exc)) if isinstance(exc, TypeError) else None
+    if found is None:
+        return None
+    name, argument = found.groups()
+    factory = (solvers if solvers is not None else _our_solvers()).get(name)
+    if factory is None:
+        return None
+    params = [p for p in inspect.signature(factory).parameters if p not in ("args", "kwargs")]
+    return (
+        f"-S {argument}: {NAMESPACE}{name} has no parameter '{argument}'{_did_you_mean(_close(argument, params))}; "
+        f"its parameters: {', '.join(params)}"
+    )
+
+
+def provider_line(exc: BaseException, known: Sequence[str] | None = None) -> str | None:
+    """A misspelt provider (`ollam/llama3`) or a model without one (`openai`), with the installed providers."""
+    if not isinstance(exc, ValueError):
+        return None
+    names = list(known) if known is not None else model_api_names()
+    unknown = UNKNOWN_PROVIDER.match(str(exc))
+    if unknown is not None:
+        api, model = unknown.groups()
+        close = _close(api, names)
+        hint = f" (did you mean '{model.replace(api, close, 1)}'?)" if close else ""
+        return f"--model {model}: no provider '{api}' is installed{hint}; installed: {', '.join(names)}"
+    bare = BARE_MODEL.match(str(exc))
+    if bare is not None:
+        return (
+            f"--model {bare.group(1)}: a model is <provider>/<model>, e.g. openai/gpt-4o, vllm/Qwen/Qwen3-8B or "
+            "koblexmock/x (a mock run)"
+        )
+    return None
+
+
+def task_line(exc: BaseException, argv: Sequence[str] | None = None) -> str | None:
+    """Inspect's bare "No inspect tasks were found" when the name given is one of ours, misspelt."""
+    if NO_TASKS not in str(exc):
+        return None
+    from koblex_tasks.tasks import benchmarks
+
+    ours = sorted(str(b.spec.task) for b in benchmarks())
+    args = list(sys.argv[1:] if argv is None else argv)
+    # positional arguments only: an option's value (`--model koblexmock/x`) is not a task name
+    given = [
+        a for i, a in enumerate(args) if not a.startswith("-") and (i == 0 or not args[i - 1].startswith("-"))
+    ]
+    for name in given:
+        close = _close(name, ours, cutoff=0.75)
+        if close is not None or name.startswith(NAMESPACE):
+            return f"{name} is not a task{_did_you_mean(close)}; ours: {', '.join(ours)}"
+    return None
+
+
+def model_load_line(exc: BaseException, tb: TracebackType | None) -> str | None:
+    """A model whose provider failed to build it (an hf/ model not found, say): the model and the first line."""
+    frame = next(
+        (f for f in _frames(tb) if f.f_code.co_name == "get_model" and "original_model" in f.f_locals), None
+    )
+    if frame is None or isinstance(exc, PrerequisiteError):
+        return None
+    role = frame.f_locals.get("role")
+    flag = f"--model-role {role}=" if isinstance(role, str) else "--model "
+    first = next((line.strip() for line in str(exc).splitlines() if line.strip()), type(exc).__name__)
+    return f"{flag}{frame.f_locals['original_model']}: cannot be loaded: {first}"
+
+
+def _frames(tb: TracebackType | None) -> Iterator[Any]:
+    while tb is not None:
+        yield tb.tb_frame
+        tb = tb.tb_next
+
+
+def _leaf(exc: BaseException) -> BaseException:
+    """The one exception inside (nested) exception groups, which Inspect's task group raises."""
+    while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
+        exc = exc.exceptions[0]
+    return exc
+
+
+def refusal_line(exc: BaseException, tb: TracebackType | None = None) -> str | None:
+    """The one line for an error a user caused on the command line, or None for Inspect to show."""
+    leaf = _leaf(exc)
+    for line in (unknown_solver_line(leaf), solver_argument_line(leaf), provider_line(leaf), task_line(leaf)):
+        if line is not None:
+            return line
+    return model_load_line(leaf, leaf.__traceback__ or tb)
+
+
 def keep_refusals_visible() -> None:
     """Wrap Inspect's CLI exception hook (and nothing else) so a refusal is one visible line."""
     previous = sys.excepthook
@@ -63,13 +180,14 @@ def keep_refusals_visible() -> None:
         return
 
     def hook(kind: type[BaseException], exc: BaseException, tb: TracebackType | None) -> None:
-        solver_line = unknown_solver_line(exc)
-        if solver_line is not None:
-            sys.stderr.write(f"{solver_line}\n")
+        line = refusal_line(exc, tb)
+        if line is not None:
+            sys.stderr.write(f"{line}\n")
             return  # an uncaught exception: the interpreter exits 1
-        if isinstance(exc, SetupError):
+        leaf = _leaf(exc)
+        if isinstance(leaf, SetupError):
             stream = sys.stderr if _display_silenced() else sys.stdout
-            stream.write(f"\n{exc.message}\n\n")
+            stream.write(f"\n{leaf.message}\n\n")
             stream.flush()
             return
         if isinstance(exc, PrerequisiteError) and _display_silenced():

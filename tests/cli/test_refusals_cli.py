@@ -1,0 +1,172 @@
+"""Every failure a user can cause on the command line is one line, a non-zero exit, in seconds: the real CLI
+in a subprocess, as a user types it (each of these was a 100-230-line traceback, or exit 0)."""
+
+from __future__ import annotations
+
+import importlib.util
+import sqlite3
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from koblex_tasks.cli.refusals import provider_line, solver_argument_line, task_line
+from tests.cli.refusal import SECONDS, inspect_eval, koblex_cli, run_cli
+
+pytestmark = pytest.mark.slow
+OFFLINE = {"HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+
+
+def koblex(questions: Path, corpus: Path, *more: str) -> list[str]:
+    """A KoBLEX run with a judge bound (so no "no grader" warning precedes the refusal)."""
+    return [
+        "koblex_tasks/koblex", "-T", f"data={questions}", "-T", f"corpus={corpus}", "-T", "reranker=none",
+        "--model", "koblexmock/m", "--model-role", "grader=koblexmock/j", *more,
+    ]  # fmt: skip
+
+
+def refused(*args: str, cwd: Path, code: int = 1) -> str:
+    run = inspect_eval(*args, cwd=cwd, env=OFFLINE)
+    assert run.returncode == code and run.seconds < SECONDS, run.lines[-20:]
+    assert not list((cwd / "logs").glob("*"))  # refused before any log is written
+    return run.line
+
+
+def test_a_misspelt_solver_argument_names_the_parameters(
+    tiny_questions: Path, tiny_corpus: Path, tmp_path: Path
+) -> None:
+    line = refused(
+        *koblex(tiny_questions, tiny_corpus, "--solver", "koblex_tasks/ircot", "-S", "kk=3"), cwd=tmp_path
+    )
+    assert line.startswith(
+        "-S kk: koblex_tasks/ircot has no parameter 'kk' (did you mean 'k'?); its parameters: k,"
+    )
+
+
+def test_a_misspelt_provider_names_the_installed_ones(
+    tiny_questions: Path, tiny_corpus: Path, tmp_path: Path
+) -> None:
+    args = koblex(tiny_questions, tiny_corpus)
+    args[args.index("koblexmock/m")] = "ollam/llama3"
+    line = refused(*args, cwd=tmp_path)
+    assert line.startswith(
+        "--model ollam/llama3: no provider 'ollam' is installed (did you mean 'ollama/llama3'?)"
+    )
+    assert "openai-api" in line and "koblexmock" in line
+
+
+def test_a_model_without_provider_says_the_form(
+    tiny_questions: Path, tiny_corpus: Path, tmp_path: Path
+) -> None:
+    args = koblex(tiny_questions, tiny_corpus)
+    args[args.index("koblexmock/m")] = "openai"
+    assert refused(*args, cwd=tmp_path).startswith("--model openai: a model is <provider>/<model>, e.g.")
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("transformers") is None, reason="the hf provider needs transformers"
+)
+def test_a_missing_model_is_its_first_line(tiny_questions: Path, tiny_corpus: Path, tmp_path: Path) -> None:
+    args = koblex(tiny_questions, tiny_corpus)
+    args[args.index("koblexmock/m")] = "hf/koblex-no-such-org/no-such-model"
+    assert refused(*args, cwd=tmp_path).startswith(
+        "--model hf/koblex-no-such-org/no-such-model: cannot be loaded: "
+    )
+
+
+def test_a_misspelt_task_names_ours(tmp_path: Path) -> None:
+    line = refused("koblex_tasks/koblx", "--model", "koblexmock/m", cwd=tmp_path)
+    assert line == (
+        "koblex_tasks/koblx is not a task (did you mean 'koblex_tasks/koblex'?); "
+        "ours: koblex_tasks/koblex, koblex_tasks/legit"
+    )
+
+
+def test_a_directory_given_as_a_file_says_so(tiny_questions: Path, tmp_path: Path) -> None:
+    line = refused(*koblex(tiny_questions, tmp_path), cwd=tmp_path)
+    assert "is a directory" in line and "not found" not in line
+
+
+def test_a_jsonl_cut_mid_character_names_the_column(
+    tiny_corpus: Path, tiny_questions: Path, tmp_path: Path
+) -> None:
+    first = tiny_questions.read_bytes().splitlines()[0]
+    cut_at = next(
+        i for i in range(len(first) - 1, 0, -1) if first[i] >= 0xC0
+    )  # a multi-byte character's start
+    cut = tmp_path / "cut.jsonl"
+    cut.write_bytes(first[: cut_at + 1])  # its first byte only
+    column = len(first[:cut_at].decode()) + 1
+    line = refused(*koblex(cut, tiny_corpus), cwd=tmp_path)
+    assert line.endswith(f"cut.jsonl:1: not valid JSON (the line ends inside a character at column {column})")
+
+
+def test_the_reranker_hint_keeps_its_extra(tiny_questions: Path, tiny_corpus: Path, tmp_path: Path) -> None:
+    """Without torch/transformers (their specs hidden), the install hint reaches the user whole: `[rerank]`."""
+    shim = tmp_path / "no_torch.py"
+    shim.write_text(
+        textwrap.dedent("""
+        import importlib.util, runpy, sys
+        real = importlib.util.find_spec
+        importlib.util.find_spec = lambda n, *a, **k: None if n in ("torch", "transformers") else real(n, *a, **k)
+        sys.argv = ["inspect", *sys.argv[1:]]
+        runpy.run_module("inspect_ai", run_name="__main__", alter_sys=True)
+    """)
+    )
+    args = koblex(tiny_questions, tiny_corpus)
+    del args[args.index("reranker=none") - 1 : args.index("reranker=none") + 1]  # the paper's reranker
+    proc = run_cli("no_torch", "eval", *args, "--log-dir", str(tmp_path / "logs"), cwd=tmp_path, env=OFFLINE)
+    assert proc.returncode == 1 and proc.seconds < SECONDS
+    assert "pip install 'koblex-tasks[rerank]'" in proc.line and "-T reranker=none" in proc.line
+
+
+def test_leaderboard_build_and_list_never_create_a_database(tmp_path: Path) -> None:
+    missing = tmp_path / "missing.sqlite"
+    for command in (["build", "--out", str(tmp_path / "site")], ["list"]):
+        run = koblex_cli("leaderboard", *command, "--db", str(missing), cwd=tmp_path)
+        assert run.returncode == 2 and f"no leaderboard database at {missing}" in run.line
+        assert not missing.exists() and not (tmp_path / "site").exists()
+
+
+def test_a_corrupt_or_newer_leaderboard_database_is_one_line(tmp_path: Path) -> None:
+    corrupt = tmp_path / "corrupt.sqlite"
+    corrupt.write_bytes(b"not a database at all" * 100)
+    run = koblex_cli("leaderboard", "list", "--db", str(corrupt), cwd=tmp_path)
+    assert run.returncode == 2 and run.line.endswith(
+        f"{corrupt}: not a readable leaderboard database (file is not a database)"
+    )
+    newer = tmp_path / "newer.sqlite"
+    with sqlite3.connect(newer) as conn:
+        conn.execute("CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT)")
+        conn.execute("INSERT INTO meta VALUES ('schema_version', '999')")
+    run = koblex_cli("leaderboard", "list", "--db", str(newer), cwd=tmp_path)
+    assert run.returncode == 2 and "schema version 999" in run.line
+
+
+# The line builders, on the errors Inspect raises (fast; no subprocess).
+
+
+def test_only_our_solvers_arguments_are_answered() -> None:
+    def ircot(k: int = 4, max_steps: int = 5) -> None: ...
+
+    exc = TypeError("ircot() got an unexpected keyword argument 'steps'")
+    assert solver_argument_line(exc, {"ircot": ircot}) == (
+        "-S steps: koblex_tasks/ircot has no parameter 'steps' (did you mean 'max_steps'?); its parameters: k, max_steps"
+    )
+    assert (
+        solver_argument_line(TypeError("other() got an unexpected keyword argument 'x'"), {"ircot": ircot})
+        is None
+    )
+
+
+def test_provider_and_task_lines() -> None:
+    exc = ValueError("Model API opnai of model 'opnai/gpt-4o' not recognized.")
+    assert provider_line(exc, ["ollama", "openai"]) == (
+        "--model opnai/gpt-4o: no provider 'opnai' is installed (did you mean 'openai/gpt-4o'?); installed: ollama, openai"
+    )
+    assert provider_line(ValueError("unrelated"), ["openai"]) is None
+    none_found = RuntimeError("Error: No inspect tasks were found at the specified paths.")
+    assert (
+        task_line(none_found, ["mytasks.py", "--model", "koblex_tasks/koblex"]) is None
+    )  # not ours, an option value
+    assert "did you mean 'koblex_tasks/legit'" in str(task_line(none_found, ["koblex_tasks/legti"]))
