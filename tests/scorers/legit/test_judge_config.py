@@ -59,6 +59,20 @@ def test_judge_settings_are_used_and_recorded(tiny_legit: Path, tmp_path: Path) 
     assert {c.temperature for c in judge.configs} == {0.7}
 
 
+def test_under_the_official_scripts_no_temperature_is_sent(tiny_legit: Path, tmp_path: Path) -> None:
+    """The released judge scripts send no temperature (the provider's default): `official_script` follows them,
+    and the log says so; an explicit temperature is still honoured."""
+    records = read_legit_file(tiny_legit)
+    judge = ConfigRecordingJudge(records, {})
+    log = _run(legit(data=str(tiny_legit), official_script=True), judge, tmp_path)
+    assert {c.temperature for c in judge.configs} == {None}
+    assert log.eval.metadata["judge"]["temperature"] == "provider default (none sent)"
+    assert log.samples[0].scores["legit_rubric"].metadata["judge_config"]["temperature"] is None
+    judge = ConfigRecordingJudge(records, {})
+    _run(legit(data=str(tiny_legit), official_script=True, judge_temperature=0.2), judge, tmp_path)
+    assert {c.temperature for c in judge.configs} == {0.2}
+
+
 def test_cache_makes_rescoring_free(
     sample_file, sample_records, tmp_path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -60,10 +60,21 @@ __all__ = [
     "rescore",
     "rubric_score",
     "score_value",
+    "sent_temperature",
 ]
 
 # A judge grades: deterministic by default (the provider's own default is often 1.0).
 DEFAULT_JUDGE_TEMPERATURE = 0.0
+
+
+def sent_temperature(temperature: float | None, official_script: bool) -> float | None:
+    """The judge's temperature: the one asked for, else 0, or under the official scripts none at all (they
+    send no temperature, so the provider's default applies)."""
+    if temperature is not None:
+        return temperature
+    return None if official_script else DEFAULT_JUDGE_TEMPERATURE
+
+
 REPLAYED_MODE = "replayed verdicts"  # score metadata `mode` of a sample graded by released verdicts
 
 
@@ -111,7 +122,8 @@ def legit_rubric(
         prompt_version: version of `prompts/legit/judge`.
         concurrency: judge calls in flight per sample.
         model_role: the model role of the judge (default "grader").
-        temperature: judge temperature (default 0).
+        temperature: judge temperature (default 0; with `official_script` none is sent, as the released
+            scripts send none: the provider's default).
         max_tokens: judge reply length (default: the provider's).
         cache: cache judge replies with Inspect's cache (True, or an expiry such as "1D"; default off).
         official_script: the released scripts' arithmetic exactly (prefix descendancy, unjudged issues
@@ -124,7 +136,7 @@ def legit_rubric(
         raise ValueError("retries must be >= 0")
     judge_config = JudgeConfig(
         role=model_role,
-        temperature=DEFAULT_JUDGE_TEMPERATURE if temperature is None else temperature,
+        temperature=sent_temperature(temperature, official_script),
         max_tokens=max_tokens,
         cache=cache,
     )

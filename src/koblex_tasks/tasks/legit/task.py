@@ -29,7 +29,7 @@ from koblex_tasks.data.legit.verdicts import VerdictFile, check_docs_known, load
 from koblex_tasks.errors import DataError
 from koblex_tasks.judge_role import built_by_eval, grader_bound, judge_required_message
 from koblex_tasks.scorers.legit.arithmetic import RULES
-from koblex_tasks.scorers.legit.rubric import DEFAULT_JUDGE_TEMPERATURE, REPLAYED_MODE, legit_rubric
+from koblex_tasks.scorers.legit.rubric import REPLAYED_MODE, legit_rubric, sent_temperature
 from koblex_tasks.solvers.common import RETRIEVAL_METADATA_KEY
 from koblex_tasks.solvers.grader import refuse_without_grader, require_grader
 from koblex_tasks.solvers.legit.predict import legit_predict
@@ -120,8 +120,8 @@ def _judge_record(scorer_args: dict[str, Any], replayed: VerdictFile | None) -> 
         }
     settings = ("retries", "prompt_version", "temperature", "max_tokens", "cache")
     record = {"role": LEGIT.judge_role, **{k: scorer_args[k] for k in settings}}
-    if record["temperature"] is None:
-        record["temperature"] = DEFAULT_JUDGE_TEMPERATURE
+    temperature = sent_temperature(record["temperature"], scorer_args["official_script"])
+    record["temperature"] = "provider default (none sent)" if temperature is None else temperature
     return record
 
 
@@ -155,7 +155,8 @@ def legit(
             an issue without a verdict dropped and N shrunk); reproduces the released `score`s.
         judge_retries: extra judge calls per issue while its reply is unparsable.
         judge_prompt_version: version of `prompts/legit/judge`.
-        judge_temperature: judge temperature (default 0).
+        judge_temperature: judge temperature (default 0; with `official_script` none is sent, as the released
+            scripts: the provider's default).
         judge_max_tokens: judge reply length (default: the provider's).
         judge_cache: cache judge replies (True, or an expiry such as "1D"), so re-scoring costs nothing.
         difficulty: keep only these difficulties ("easy", "medium", "hard").
