@@ -29,12 +29,13 @@ from koblex_tasks.data.legit.verdicts import VerdictFile, check_docs_known, load
 from koblex_tasks.errors import DataError
 from koblex_tasks.judge_role import built_by_eval, grader_bound, judge_required_message
 from koblex_tasks.scorers.legit.arithmetic import RULES
+from koblex_tasks.scorers.legit.likert import legit_likert
 from koblex_tasks.scorers.legit.rubric import REPLAYED_MODE, legit_rubric, sent_temperature
 from koblex_tasks.solvers.common import RETRIEVAL_METADATA_KEY
 from koblex_tasks.solvers.grader import refuse_without_grader, require_grader
 from koblex_tasks.solvers.legit.predict import legit_predict
 from koblex_tasks.solvers.legit.verdicts import legit_verdicts
-from koblex_tasks.solvers.preflight import preflight
+from koblex_tasks.solvers.preflight import note_task_retrieval, preflight
 from koblex_tasks.tasks.checks import ArgumentChecks
 
 TASK_VERSION = LEGIT.version
@@ -136,6 +137,8 @@ def legit(
     judge_temperature: float | None = None,
     judge_max_tokens: int | None = None,
     judge_cache: bool | str = False,
+    likert: bool = False,
+    likert_prompt_version: str = "v1",
     difficulty: str | list[str] | None = None,
     doc_ids: str | list[str] | None = None,
     responses: str | None = None,
@@ -159,6 +162,9 @@ def legit(
             scripts: the provider's default).
         judge_max_tokens: judge reply length (default: the provider's).
         judge_cache: cache judge replies (True, or an expiry such as "1D"), so re-scoring costs nothing.
+        likert: also grade each answer with the paper's Likert judge (`legit_likert`: the same judge and
+            judge settings, one 0-10 score per answer); its own board column, ranked separately.
+        likert_prompt_version: version of `prompts/legit/likert`.
         difficulty: keep only these difficulties ("easy", "medium", "hard").
         doc_ids: keep only these documents.
         responses: a LEGIT response file (`{"doc_id", "response"}` lines): keep only the documents it answers
@@ -190,6 +196,20 @@ def legit(
         scorer = legit_rubric(
             **scorer_args, model_role=LEGIT.judge_role, replayed_verdicts=replayed is not None
         )
+        if likert and replayed is not None:
+            raise CHECKS.error("likert=true needs a live judge: verdicts=FILE replays rubric verdicts only")
+        scorers = [scorer]
+        if likert:
+            scorers.append(
+                legit_likert(
+                    retries=judge_retries,
+                    prompt_version=likert_prompt_version,
+                    model_role=LEGIT.judge_role,
+                    temperature=judge_temperature,
+                    max_tokens=judge_max_tokens,
+                    cache=judge_cache,
+                )
+            )
         loaded = load_legit(data)
         records, ignored = _select(
             loaded, wanted_difficulty, wanted_docs, _answered(loaded, responses, replayed)
@@ -197,13 +217,14 @@ def legit(
     settings = RetrieverSettings(
         corpus=corpus, lang="ko", corpus_revision=corpus_revision, tokenizer=tokenizer, reranker=reranker
     )
+    note_task_retrieval(LEGIT.title, settings)  # for a retrieving --solver, checked when built
     dataset = legit_dataset(records, extra_metadata={RETRIEVAL_METADATA_KEY: settings.as_dict()})
     expected_judge = replayed.judge if replayed is not None else None
     return Task(
         dataset=dataset,
         setup=require_grader(NO_GRADER_MESSAGE, LEGIT.judge_role, expected=expected_judge),
         solver=solver or (legit_verdicts(replayed.path) if replayed is not None else legit_predict()),
-        scorer=scorer,
+        scorer=scorers,
         config=GenerateConfig(),
         model_roles={LEGIT.judge_role: _replayed_judge(replayed)} if replayed is not None else None,
         version=TASK_VERSION,
@@ -220,6 +241,7 @@ def legit(
             "responses_ignored": ignored.get(responses) if responses else None,
             "rule": rule,
             "official_script": official_script,
+            "likert": {"prompt_version": likert_prompt_version} if likert else None,
             "judge": _judge_record(scorer_args, replayed),
             **(_replay_metadata(replayed, ignored) if replayed is not None else {}),
             "retrieval": settings.as_dict(),
