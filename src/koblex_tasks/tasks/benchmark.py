@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from types import MappingProxyType
+from types import MappingProxyType, ModuleType
 from typing import TYPE_CHECKING, Any
 
+from koblex_tasks.solvers.discovery import discover_solvers
 from koblex_tasks.spec import BenchmarkSpec
 
 if TYPE_CHECKING:
@@ -79,6 +80,12 @@ class Benchmark:
     mock: MockReply | None = None
     # Solvers (registry names) that retrieve nothing: a task built with one loads no corpus.
     retrieval_free: frozenset[str] = frozenset()
+
+    @classmethod
+    def wire(cls, spec: BenchmarkSpec, solver_package: ModuleType, **parts: Any) -> Benchmark:
+        """A benchmark whose solvers are those its solver package defines (`solvers.discovery`)."""
+        found = discover_solvers(solver_package.__name__)
+        return cls(spec=spec, solvers=found.solvers, retrieval_free=found.retrieval_free, **parts)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "rederive", MappingProxyType(dict(self.rederive)))

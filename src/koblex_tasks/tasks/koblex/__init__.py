@@ -10,18 +10,15 @@ from koblex_tasks.scorers.koblex.lf_eval import rederive as rederive_lf_eval
 from koblex_tasks.scorers.koblex.provision_match import rederive as rederive_provision_match
 from koblex_tasks.scorers.koblex.token_f1 import rederive as rederive_token_f1
 from koblex_tasks.solvers import koblex as koblex_solvers
-from koblex_tasks.solvers.discovery import discover_solvers
 from koblex_tasks.tasks.benchmark import Benchmark
 from koblex_tasks.tasks.koblex.mock import koblex_reply
 from koblex_tasks.tasks.koblex.replay import REPLAY
 from koblex_tasks.tasks.koblex.task import koblex
 
-SOLVERS = discover_solvers(koblex_solvers.__name__)
-
-BENCHMARK = Benchmark(
+BENCHMARK = Benchmark.wire(
     spec=KOBLEX,
+    solver_package=koblex_solvers,
     tasks=(koblex,),
-    solvers=SOLVERS.solvers,
     rederive={
         "provision_match": rederive_provision_match,
         "token_f1": rederive_token_f1,
@@ -29,5 +26,4 @@ BENCHMARK = Benchmark(
     },
     replay=REPLAY,
     mock=koblex_reply,
-    retrieval_free=SOLVERS.retrieval_free,
 )

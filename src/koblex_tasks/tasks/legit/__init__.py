@@ -9,20 +9,16 @@ from koblex_tasks.benchmarks.legit.spec import LEGIT
 from koblex_tasks.scorers.legit.likert import rederive as rederive_likert
 from koblex_tasks.scorers.legit.rubric import rederive as rederive_rubric
 from koblex_tasks.solvers import legit as legit_solvers
-from koblex_tasks.solvers.discovery import discover_solvers
 from koblex_tasks.tasks.benchmark import Benchmark
 from koblex_tasks.tasks.legit.mock import legit_reply
 from koblex_tasks.tasks.legit.replay import REPLAY
 from koblex_tasks.tasks.legit.task import legit
 
-SOLVERS = discover_solvers(legit_solvers.__name__)
-
-BENCHMARK = Benchmark(
+BENCHMARK = Benchmark.wire(
     spec=LEGIT,
+    solver_package=legit_solvers,
     tasks=(legit,),
-    solvers=SOLVERS.solvers,
     rederive={"legit_rubric": rederive_rubric, "legit_likert": rederive_likert},
     replay=REPLAY,
     mock=legit_reply,
-    retrieval_free=SOLVERS.retrieval_free,
 )
