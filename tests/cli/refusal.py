@@ -30,8 +30,10 @@ class Refusal:
         return self.lines[0]
 
 
-def run_cli(*args: str, cwd: Path, env: Mapping[str, str] | None = None, timeout: float = 120) -> Refusal:
-    """`python -m ARGS` (or `python -c CODE ARGS`) in `cwd`, timed."""
+def run_cli(
+    *args: str, cwd: Path, env: Mapping[str, str | None] | None = None, timeout: float = 120
+) -> Refusal:
+    """`python -m ARGS` (or `python -c CODE ARGS`) in `cwd`, timed; `env` adds variables (None: unsets one)."""
     started = time.monotonic()
     command = [sys.executable, *args] if args[0] == "-c" else [sys.executable, "-m", *args]
     proc = subprocess.run(
@@ -40,7 +42,7 @@ def run_cli(*args: str, cwd: Path, env: Mapping[str, str] | None = None, timeout
         text=True,
         timeout=timeout,
         cwd=cwd,
-        env={**os.environ, **(env or {})},
+        env={k: v for k, v in {**os.environ, **(env or {})}.items() if v is not None},
     )
     output = (proc.stdout + proc.stderr).splitlines()
     lines = [line.rstrip() for line in output if line.strip() and not line.startswith(INSPECT_BANNER)]
@@ -52,7 +54,7 @@ def koblex_cli(*args: str, cwd: Path) -> Refusal:
     return run_cli("-c", "import sys; from koblex_tasks.cli import main; sys.exit(main())", *args, cwd=cwd)
 
 
-def inspect_eval(*args: str, cwd: Path, env: Mapping[str, str] | None = None) -> Refusal:
+def inspect_eval(*args: str, cwd: Path, env: Mapping[str, str | None] | None = None) -> Refusal:
     """`inspect eval ARGS` with the logs under `cwd`."""
     return run_cli("inspect_ai", "eval", *args, "--log-dir", str(cwd / "logs"), cwd=cwd, env=env)
 

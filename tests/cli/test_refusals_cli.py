@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from koblex_tasks.cli.refusals import provider_line, solver_argument_line, task_line
-from tests.cli.refusal import SECONDS, inspect_eval, koblex_cli, run_cli
+from tests.cli.refusal import SECONDS, closed_port, inspect_eval, koblex_cli, run_cli
 
 pytestmark = pytest.mark.slow
 OFFLINE = {"HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
@@ -25,8 +25,8 @@ def koblex(questions: Path, corpus: Path, *more: str) -> list[str]:
     ]  # fmt: skip
 
 
-def refused(*args: str, cwd: Path, code: int = 1) -> str:
-    run = inspect_eval(*args, cwd=cwd, env=OFFLINE)
+def refused(*args: str, cwd: Path, code: int = 1, env: dict[str, str | None] | None = None) -> str:
+    run = inspect_eval(*args, cwd=cwd, env=env or OFFLINE)
     assert run.returncode == code and run.seconds < SECONDS, run.lines[-20:]
     assert not list((cwd / "logs").glob("*"))  # refused before any log is written
     return run.line
@@ -72,6 +72,41 @@ def test_a_missing_model_is_its_first_line(tiny_questions: Path, tiny_corpus: Pa
     assert refused(*args, cwd=tmp_path).startswith(
         "--model hf/koblex-no-such-org/no-such-model: cannot be loaded: "
     )
+
+
+def unreachable_hub(tmp_path: Path) -> dict[str, str | None]:
+    """Online, but the hub is a closed loopback port and the cache is empty."""
+    offline_unset: dict[str, str | None] = dict.fromkeys(OFFLINE)
+    return {
+        **offline_unset,
+        "HF_ENDPOINT": f"http://127.0.0.1:{closed_port()}",
+        "HF_HOME": str(tmp_path / "hf"),
+    }
+
+
+def test_legit_rag_with_the_hub_unreachable_is_one_line(tiny_legit: Path, tmp_path: Path) -> None:
+    """The solver comes from --solver (built by the eval after the task), and its corpus from the hub."""
+    line = refused(
+        "koblex_tasks/legit", "-T", f"data={tiny_legit}", "--model", "koblexmock/m",
+        "--model-role", "grader=koblexmock/j", "--solver", "koblex_tasks/legit_rag",
+        cwd=tmp_path, env=unreachable_hub(tmp_path),
+    )  # fmt: skip
+    assert line.startswith("LEGIT: cannot load JihyungL/KoBLEX-statute")
+    assert "is unreachable" in line and line.endswith("-T corpus=PATH)")
+
+
+def test_koblex_with_the_hub_unreachable_is_one_line(tmp_path: Path) -> None:
+    args = [
+        "koblex_tasks/koblex",
+        "-T",
+        "reranker=none",
+        "--model",
+        "koblexmock/m",
+        "--model-role",
+        "grader=koblexmock/j",
+    ]
+    line = refused(*args, cwd=tmp_path, env=unreachable_hub(tmp_path))
+    assert line.startswith("KoBLEX: cannot load JihyungL/KoBLEX-koblex") and "is unreachable" in line
 
 
 def test_a_misspelt_task_names_ours(tmp_path: Path) -> None:

@@ -7,10 +7,16 @@ line and exit 1 in seconds. Checked cheaply for the evaluated model and every bo
 a provider that starts its own server is installed, and a base URL accepts a TCP connection within
 `CONNECT_TIMEOUT` seconds. Credentials and other providers' packages are Inspect's own check when it builds
 the model (one line, exit 1). A server that drops mid-run is Inspect's retry business.
+
+The same holds for a retrieving solver given on the command line (`--solver koblex_tasks/legit_rag`), which
+Inspect builds after the task, before the first sample: the task notes its retrieval settings
+(`note_task_retrieval`) and the solver loads its corpus then (`require_corpus`), so an unreachable hub is one
+line, not a traceback in every sample and exit 0.
 """
 
 from __future__ import annotations
 
+import contextvars
 import importlib.util
 import os
 import socket
@@ -21,7 +27,9 @@ from urllib.parse import urlsplit
 from inspect_ai.model import Model, model_roles
 
 from koblex_tasks._inspect_compat import active_model, pending_base_url
-from koblex_tasks.errors import SetupError
+from koblex_tasks.corpus.retriever import RetrieverSettings, get_retriever
+from koblex_tasks.errors import DataError, SetupError
+from koblex_tasks.hub import HubUnavailableError
 from koblex_tasks.judge_role import built_by_eval
 
 CONNECT_TIMEOUT = 3.0
@@ -30,8 +38,14 @@ NO_MODEL = "none/none"  # what Inspect builds for an eval without --model (it fa
 SELF_SERVING = {"vllm": ("vllm", "VLLM_BASE_URL"), "sglang": ("sglang", "SGLANG_BASE_URL")}
 
 
+# The retrieval settings of the task the running eval built last (its solvers are built after it).
+TASK_RETRIEVAL: contextvars.ContextVar[tuple[str, RetrieverSettings] | None] = contextvars.ContextVar(
+    "koblex_task_retrieval", default=None
+)
+
+
 class PreflightError(SetupError, RuntimeError):
-    """A model of the run cannot be called: the message names it, the URL or variable, and the fix."""
+    """A model or corpus of the run is not there: the message names it and the fix."""
 
 
 def preflight() -> None:
@@ -114,3 +128,23 @@ def url_source(url: str, provider: str) -> str:
         if variable.endswith("_BASE_URL") and value.rstrip("/") == url.rstrip("/"):
             return variable
     return f"--model-base-url or {provider.upper().replace('-', '_')}_BASE_URL"
+
+
+def note_task_retrieval(title: str, settings: RetrieverSettings) -> None:
+    """Called by a task built by an eval, for the solvers the eval builds next (`require_corpus`)."""
+    if built_by_eval():
+        TASK_RETRIEVAL.set((title, settings))
+
+
+def require_corpus(**overrides: str | None) -> None:
+    """Load the corpus a solver will search (the task's settings with the solver's overrides) when the eval
+    builds the solver, so a corpus that cannot be loaded refuses the run before the first sample."""
+    noted = TASK_RETRIEVAL.get()
+    if noted is None or not built_by_eval():
+        return
+    title, settings = noted
+    changes = {k: v for k, v in overrides.items() if v is not None}
+    try:
+        get_retriever(RetrieverSettings.from_dict({**settings.as_dict(), **changes}))
+    except (DataError, HubUnavailableError) as exc:
+        raise PreflightError(f"{title}: {exc}") from exc

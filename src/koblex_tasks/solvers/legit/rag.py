@@ -19,6 +19,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from koblex_tasks.benchmarks.legit.issues import issues_from_metadata
 from koblex_tasks.solvers.common import require_positive, sample_retriever
 from koblex_tasks.solvers.legit._common import expert_conversation, question
+from koblex_tasks.solvers.preflight import require_corpus
 
 
 def format_provision(hierarchy: str, content: str) -> str:
@@ -67,6 +68,8 @@ def legit_rag(
     require_positive(k=k)
     if retrieval not in RETRIEVALS:
         raise ValueError(f"retrieval must be one of {RETRIEVALS}, got {retrieval!r}")
+    if retrieval == "bm25":
+        require_corpus(corpus=corpus, tokenizer=tokenizer, reranker=reranker)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         if retrieval == "citations":
