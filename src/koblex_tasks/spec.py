@@ -62,6 +62,11 @@ class ValueSpec:
         return math.isfinite(value) and self.low - tolerance <= value <= self.high + tolerance
 
 
+def failure_rate(key: str, label: str) -> ValueSpec:
+    """A judge scorer's share of items its judge could not grade: a secondary column, lower is better."""
+    return ValueSpec(key, label, 0.0, 1.0, scale=100, higher_is_better=False, primary=False)
+
+
 @dataclass(frozen=True)
 class ScorerSpec:
     """A scorer of the task: its registry name (as written in logs) and the value keys it produces."""
@@ -188,11 +193,7 @@ class BenchmarkSpec:
         raise KeyError(f"{self.name} has no scorer {name!r} (has {[s.name for s in self.scorers]})")
 
     def value(self, key: str) -> ValueSpec:
-        for s in self.scorers:
-            for v in s.values:
-                if v.key == key:
-                    return v
-        raise KeyError(f"{self.name} has no value key {key!r}")
+        return self.scorer_of(key).value(key)
 
     def scorer_of(self, key: str) -> ScorerSpec:
         """The scorer that writes value `key`."""

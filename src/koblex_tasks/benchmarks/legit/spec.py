@@ -1,7 +1,7 @@
 """LEGIT's spec: the task's facts in one place (see `koblex_tasks.spec`)."""
 
 from koblex_tasks.benchmarks.legit.methods import LEGIT_GRID
-from koblex_tasks.spec import BenchmarkSpec, ScorerSpec, StratumSpec, ValueSpec
+from koblex_tasks.spec import BenchmarkSpec, ScorerSpec, StratumSpec, ValueSpec, failure_rate
 
 # The rubric's points: 5 for the final order, 2 spread over issue coverage, 3 over issue correctness.
 FINAL_ORDER_POINTS = 5.0
@@ -18,15 +18,7 @@ LEGIT_RUBRIC = ScorerSpec(
         ValueSpec("final_order", "Final order", 0.0, FINAL_ORDER_POINTS),
         ValueSpec("coverage", "Coverage", 0.0, COVERAGE_POINTS),
         ValueSpec("correctness", "Correctness", 0.0, CORRECTNESS_POINTS),
-        ValueSpec(
-            "judge_failure_rate",
-            "Judge failures %",
-            0.0,
-            1.0,
-            scale=100,
-            higher_is_better=False,
-            primary=False,
-        ),
+        failure_rate("judge_failure_rate", "Judge failures %"),
     ),
     judge=True,
 )
@@ -37,15 +29,7 @@ LEGIT_LIKERT = ScorerSpec(
     name="legit_likert",
     values=(
         ValueSpec("likert_score", "Likert score", float(LIKERT_MIN), float(LIKERT_MAX)),
-        ValueSpec(
-            "likert_failure_rate",
-            "Likert judge failures %",
-            0.0,
-            1.0,
-            scale=100,
-            higher_is_better=False,
-            primary=False,
-        ),
+        failure_rate("likert_failure_rate", "Likert judge failures %"),
     ),
     judge=True,
     required=False,
