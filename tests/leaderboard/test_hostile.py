@@ -70,7 +70,9 @@ def no_raw_controls(text: str) -> bool:
 def test_every_builtin_scorer_has_a_rederivation() -> None:
     for benchmark in BUILT_IN:
         for scorer in benchmark.spec.scorers:
-            assert callable(benchmark.rederive.get(scorer.name)), f"{benchmark.name}/{scorer.name}: no rederive"
+            assert callable(benchmark.rederive.get(scorer.name)), (
+                f"{benchmark.name}/{scorer.name}: no rederive"
+            )
 
 
 def test_scores_edited_to_one_are_refused(one_run_db: Path, replay_logs, tmp_path: Path, capsys) -> None:

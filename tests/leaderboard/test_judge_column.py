@@ -11,7 +11,7 @@ def test_lf_eval_column_shows_judge_prompt_and_unscored_rate(judged_log: str, tm
     assert leaderboard_main(["submit", "--db", str(db), judged_log]) == 0
     assert leaderboard_main(["build", "--db", str(db), "--out", str(site), "--resamples", "200"]) == 0
     board = json.loads((site / "leaderboard.json").read_text(encoding="utf-8"))["boards"][0]
-    assert board["corpus_status"] == "partial"
+    assert board["corpus_status"] == "full"  # closed book by evidence: no sample retrieves
     lf = next(m for m in board["metrics"] if m["metric"] == "lf_eval")
     assert lf["judge"]["models"] == ["mockllm/model"]
     [prompt] = lf["judge"]["prompts"]

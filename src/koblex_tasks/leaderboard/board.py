@@ -406,29 +406,75 @@ def _strata(data: _Data, x: np.ndarray, spec: BenchmarkSpec) -> tuple[StratumRow
     )
 
 
+def judge_key(run: RunRow, scorer: str) -> str:
+    """Who graded a run's `scorer` column: its judge model(s) and prompt hash(es)."""
+    info = (run.provenance.get("judges") or {}).get(scorer) or {}
+    models = sorted(info.get("models") or {}) or [str(run.provenance.get("judge_model") or "?")]
+    return " + ".join(models) + " | " + " + ".join(sorted(info.get("prompts") or {}) or ["?"])
+
+
 def _column(
-    store: Store, data: _Data, spec: BenchmarkSpec, value: ValueSpec, audits: Mapping[str, Any]
+    store: Store,
+    data: _Data,
+    spec: BenchmarkSpec,
+    value: ValueSpec,
+    audits: Mapping[str, Any],
+    graded: Sequence[bool] | None = None,
+    suffix: str = "",
 ) -> Column | None:
-    """One column's statistics; None when no run of the board computed the metric."""
+    """One column's statistics over the runs `graded` selects (default all); None when none computed it."""
     raw, present = _matrix(store, data.runs, value.key, data.items)
+    if graded is not None:
+        keep = np.asarray(graded, dtype=bool)
+        raw[~keep] = np.nan
+        present &= keep
     if not present.any():
         return None
     x = floored(raw, value)
     scorer = spec.scorer_of(value.key)
     marks, markings, comparisons, intervals = _significance(data, x, value)
+    judged = [run for run, p in zip(data.runs, present, strict=True) if p]
+    rows = _rows(data, raw, x, present, marks, intervals)
+    if graded is not None:
+        rows = {
+            rid: row
+            if row.unscored_rate is not None
+            else dataclasses.replace(row, reason="graded by another judge")
+            for rid, row in rows.items()
+        }
     return Column(
-        metric=value.key,
-        label=value.label,
+        metric=value.key + suffix,
+        label=value.label + (f" ({suffix.strip(' @')})" if suffix else ""),
         scale=value.scale,
         kind=value.kind,
         primary=value.primary,
         higher_is_better=value.higher_is_better,
-        judge=_judge_info(scorer.name, data.runs, audits) if scorer.judge else None,
-        rows=_rows(data, raw, x, present, marks, intervals),
+        judge=_judge_info(scorer.name, judged, audits) if scorer.judge else None,
+        rows=rows,
         markings=markings,
         comparisons=comparisons,
         strata=_strata(data, x, spec),
     )
+
+
+def _columns(
+    store: Store, data: _Data, spec: BenchmarkSpec, value: ValueSpec, audits: Mapping[str, Any]
+) -> list[Column]:
+    """A value's column, or for a judge-graded value graded by several judges one column per judge (model
+    and prompt hash), so runs graded differently are never ranked, starred or lettered together."""
+    scorer = spec.scorer_of(value.key)
+    keys = [judge_key(run, scorer.name) for run in data.runs] if scorer.judge else []
+    distinct = sorted(set(keys))
+    if len(distinct) < 2:
+        column = _column(store, data, spec, value, audits)
+        return [column] if column is not None else []
+    found = []
+    for key in distinct:
+        graded = [k == key for k in keys]
+        column = _column(store, data, spec, value, audits, graded, f" @ {key}")
+        if column is not None:
+            found.append(column)
+    return found
 
 
 def compute_board(store: Store, board_key: str, settings: Settings = Settings()) -> Board:
@@ -446,7 +492,7 @@ def compute_board(store: Store, board_key: str, settings: Settings = Settings())
     labels = np.array([strata[s] for s in items], dtype=object)
     data = _Data(runs, [r.name for r in runs], items, labels, settings)
     audits = store.audits()
-    metrics = tuple(m for v in columns(spec) if (m := _column(store, data, spec, v, audits)) is not None)
+    metrics = tuple(m for v in columns(spec) for m in _columns(store, data, spec, v, audits))
     provenances = [r.provenance for r in runs]
     return Board(
         key=board_key,

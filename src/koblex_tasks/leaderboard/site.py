@@ -25,7 +25,17 @@ from typing import Any, NamedTuple
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup
 
-from koblex_tasks.leaderboard.board import Board, Column, Comparison, Interval, JudgeInfo, Row, RunInfo, Site
+from koblex_tasks.leaderboard.board import (
+    UNSCORED_LIMIT,
+    Board,
+    Column,
+    Comparison,
+    Interval,
+    JudgeInfo,
+    Row,
+    RunInfo,
+    Site,
+)
 from koblex_tasks.leaderboard.plot import forest
 from koblex_tasks.leaderboard.safe_write import write_atomic
 from koblex_tasks.text import fmt, md_cell, printable
@@ -229,9 +239,18 @@ def render_html(site: Site, plain: Mapping[str, Any] | None = None) -> str:
 # ---------------------------------------------------------------------------------------------- Markdown
 
 
+def coverage_text(row: Row, scale: float) -> str:
+    """`unscored 12.5%, scored-only 66.67` (with ⚠ above the limit); empty when every item was scored."""
+    if not row.unscored_rate or row.scored_mean is None:
+        return ""
+    flag = " ⚠" if row.over_unscored_limit else ""
+    return f"unscored {100 * row.unscored_rate:.1f}%, scored-only {scale * row.scored_mean:.2f}{flag}"
+
+
 def _md_result(column: Column, row: Row) -> str:
     mark = ("★ " if row.best else "") + (row.letters or "")
-    return f"{interval_text(row, column.scale)} {mark}".strip()
+    coverage = coverage_text(row, column.scale)
+    return f"{interval_text(row, column.scale)} {mark}".strip() + (f" ({coverage})" if coverage else "")
 
 
 def render_markdown(site: Site) -> str:
@@ -239,7 +258,9 @@ def render_markdown(site: Site) -> str:
     out = [f"# {site.title}", ""]
     out.append(
         f"Mean [95% bootstrap CI] ({s.n_resamples} resamples, seed {s.seed}); ★ = not significantly "
-        f"different from the best; letters: compact letter display (Holm, α = {s.alpha})."
+        f"different from the best; letters: compact letter display (Holm, α = {s.alpha}). An unscored item "
+        f"counts as the metric's floor (0); the unscored rate and the scored-only mean are given beside it, "
+        f"⚠ = more than {100 * UNSCORED_LIMIT:g}% unscored."
     )
     for board in site.boards:
         primary = board.primary
@@ -274,6 +295,8 @@ CSV_HEADER = (
     "unscored_rate",
     "letters",
     "indistinguishable_from_best",
+    "scored_only_mean",
+    "over_unscored_limit",
 )
 
 
@@ -304,12 +327,18 @@ def render_csv(site: Site) -> str:
         runs = {r.run_id: r for r in board.runs}
         for m in board.metrics:
             for rid, r in m.rows.items():
-                marks = (r.unscored_rate, _blank(r.letters), _blank(r.best))
+                marks = (
+                    r.unscored_rate,
+                    _blank(r.letters),
+                    _blank(r.best),
+                    _blank(r.scored_mean),
+                    r.over_unscored_limit,
+                )
                 w.writerow(_csv_row(board, runs[rid], m.metric, "all", r, r.n_scored, marks))
             for s in m.strata:
                 stratum = f"{board.stratum_name}={s.stratum}"
                 for rid, cell in s.rows.items():
-                    w.writerow(_csv_row(board, runs[rid], m.metric, stratum, cell, cell.n, ("", "", "")))
+                    w.writerow(_csv_row(board, runs[rid], m.metric, stratum, cell, cell.n, ("",) * 5))
     return buf.getvalue()
 
 

@@ -13,18 +13,20 @@ from __future__ import annotations
 
 import hashlib
 import json
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from koblex_tasks.logs.coverage import check_coverage
 from koblex_tasks.logs.identity import identify
-from koblex_tasks.logs.placement import place
+from koblex_tasks.logs.placement import gather_evidence, place
 from koblex_tasks.logs.provenance import default_name, provenance
 from koblex_tasks.logs.reading import ReadLimits, read_log
 from koblex_tasks.logs.rederivation import check_rederived
+from koblex_tasks.logs.references import manifest_for, official_references
 from koblex_tasks.logs.rejection import Problems, SubmissionRejected
-from koblex_tasks.logs.scores import ScoreRow, extract_scores
+from koblex_tasks.logs.scores import ScoreRow, ScoreTable, extract_scores
 from koblex_tasks.text import model_problem, name_problem
 
 __all__ = ["ReadLimits", "Submission", "SubmissionRejected", "load_submission"]
@@ -59,19 +61,50 @@ class Submission:
         return sorted(self.strata)
 
 
-def _content_hash(task: str, samples: list[Any], rows: list[ScoreRow]) -> str:
-    """Identical outputs and scores give the same hash: a resubmitted (renamed) copy is a duplicate."""
+def normalised(text: str) -> str:
+    """Text as a duplicate check compares it: NFKC, invisible format characters dropped, whitespace collapsed."""
+    text = unicodedata.normalize("NFKC", text)
+    return " ".join("".join(ch for ch in text if unicodedata.category(ch) != "Cf").split())
+
+
+def _content_hash(
+    task: str, board_key: str, samples: list[Any], keys: tuple[str, ...], judges: list[str]
+) -> str:
+    """The run's outputs on its board: per item, the normalised completion and the recorded outputs `keys`,
+    epochs collapsed, and who judged them. A copy renamed, re-written, with a newline appended or its epochs
+    repeated is the same run."""
     content = sorted(
-        (
-            str(s.id),
-            int(s.epoch),
-            s.output.completion if s.output else "",
-            s.metadata.get("replay") is not None,
-        )
-        for s in samples
+        {
+            json.dumps(
+                [
+                    str(s.id),
+                    normalised(s.output.completion if s.output else ""),
+                    {k: (s.store or {}).get(k) for k in keys},
+                ],
+                sort_keys=True,
+                ensure_ascii=False,
+            )
+            for s in samples
+        }
     )
-    blob = json.dumps([task, content, sorted(rows)], ensure_ascii=False)
+    blob = json.dumps([task, board_key, content, judges], ensure_ascii=False)
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+def judge_keys(table: ScoreTable) -> list[str]:
+    """`scorer: model | prompt` of every judge that graded the run (sorted)."""
+    return sorted(
+        f"{name}: {model} | {prompt}"
+        for name, tally in table.judges.items()
+        for model in tally.models or {"?": 0}
+        for prompt in tally.prompts or {"?": 0}
+    )
+
+
+def output_keys(benchmark: str) -> tuple[str, ...]:
+    """The store entries that are part of a run's outputs (the benchmark's manifest says; else none)."""
+    manifest = manifest_for(benchmark)
+    return manifest.output_keys if manifest is not None else ()
 
 
 def load_submission(
@@ -88,18 +121,22 @@ def load_submission(
         problems.add(why)
     coverage = check_coverage(log, samples, run, problems, allow_subset)
     table = extract_scores(samples, run, problems)
-    verification = check_rederived(log, samples, run, problems)
+    references = official_references(samples, run, problems)
+    verification = check_rederived(log, samples, run, problems, references)
+    evidence = gather_evidence(log, samples, run, problems)
     problems.check()
 
     ev = log.eval
-    replay = ev.solver in run.spec.replay_solvers or str(ev.model).startswith("replay/")
-    placement = place(run, coverage, ev.task_args or {}, replay)
+    replay = evidence.replay
+    placement = place(run, coverage, ev.task_args or {}, evidence)
     warnings: list[str] = []
     record = provenance(log, run, coverage, placement, table, replay, warnings)
     return Submission(
         log_path=str(path.resolve()),
         eval_id=ev.eval_id,
-        content_hash=_content_hash(run.spec.task, samples, table.rows),
+        content_hash=_content_hash(
+            run.spec.task, placement.board_key, samples, output_keys(run.spec.name), judge_keys(table)
+        ),
         task=run.spec.task,
         benchmark=run.spec.name,
         model=str(ev.model),

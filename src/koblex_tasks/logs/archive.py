@@ -8,6 +8,13 @@ reads it. Declared sizes are checked first (refused without inflating anything);
 size or CRC-32 differs from its directory entry, or whose stream does not end inside its compressed range,
 is refused as corrupt, so the bytes counted here are exactly the bytes Inspect will read.
 
+One archive, one reading: Python's `zipfile` shifts every offset by any bytes prepended before the archive,
+while Inspect's reader takes the directory's offsets as they are, so one file could hold two archives, one
+checked here and another read. An archive is refused unless its directory's offsets are absolute (no bytes
+before the first local header, the directory where the end record says), its members lie in directory
+order without overlapping each other or the directory, and each local header names the member the directory
+names, with the same compression.
+
 Duplicate member names are refused: readers resolve a name to its last entry, so a second
 ``samples/<id>.json`` appended to a log would silently replace the first. (Inspect itself re-logs a
 requeued sample under the same name; such a log is rewritten without superseded copies by
@@ -33,6 +40,11 @@ IN_CHUNK = 64 * 1024
 OUT_CHUNK = MIB
 ZSTD_MAX_WINDOW = 1 << 27  # zstd's own default limit for streaming frames (128 MiB)
 _LOCAL_HEADER = struct.Struct("<4s22xHH")  # signature, (version..sizes), name length, extra length
+_LOCAL_FULL = struct.Struct(
+    "<4sHHHHHIIIHH"
+)  # signature, version, flags, method, time, date, crc, sizes, lengths
+_ZIP64_END = b"PK\x06\x06"
+_DESCRIPTOR_MAX = 24  # a data descriptor after the data (flag bit 3): signature, CRC, two 64-bit sizes
 
 
 class ArchiveRefused(ValueError):
@@ -179,13 +191,69 @@ def _check_directory(infos: list[zipfile.ZipInfo], limits: ReadLimits) -> None:
         raise ArchiveRefused(f"the zip declares {_mib(declared)} inflated (limit {_mib(limits.total_bytes)})")
 
 
+def _directory_start(fh: IO[bytes]) -> tuple[int, int]:
+    """(where the end record says the central directory starts, where it actually starts)."""
+    end = zipfile._EndRecData(fh)  # type: ignore[attr-defined]  # the stdlib's end-record reader (zip64)
+    if not end:
+        raise ArchiveRefused("the .eval zip is truncated or corrupt")
+    size_cd, offset_cd, location = end[5], end[6], end[9]
+    if end[0] == _ZIP64_END:  # zip64: its end record (56 bytes) and locator (20) sit before the end record
+        location -= 56 + 20
+    return offset_cd, location - size_cd
+
+
+def _check_layout(fh: IO[bytes], infos: list[zipfile.ZipInfo]) -> None:
+    """Absolute offsets, members back to back in directory order (a data descriptor at most between them),
+    no overlaps, and local headers agreeing with the directory."""
+    stated, actual = _directory_start(fh)
+    if stated != actual:
+        raise ArchiveRefused(
+            f"{actual - stated:,} bytes before the archive (its directory's offsets are not absolute): "
+            "readers would disagree on what it holds"
+        )
+    end, slack = 0, 0  # where the previous member's data ends; the data descriptor that may follow it
+    for info in infos:
+        gap = info.header_offset - end
+        if gap < 0:
+            raise ArchiveRefused(f"member {info.filename!r} overlaps the member before it")
+        if gap > slack:
+            where = "before the first local header" if end == 0 else f"before member {info.filename!r}"
+            raise ArchiveRefused(f"{gap:,} bytes of data {where} that no directory entry accounts for")
+        fh.seek(info.header_offset)
+        raw = fh.read(_LOCAL_FULL.size)
+        if len(raw) < _LOCAL_FULL.size or raw[:4] != b"PK\x03\x04":
+            raise ArchiveRefused(f"member {info.filename!r} has no local header where the directory points")
+        fields = _LOCAL_FULL.unpack(raw)
+        flags, method, name_len, extra_len = fields[2], fields[3], fields[9], fields[10]
+        name = fh.read(name_len).decode("utf-8" if flags & 0x800 else "cp437", "replace")
+        if name != info.orig_filename:
+            raise ArchiveRefused(
+                f"the local header at {info.header_offset:,} does not name {info.filename!r}"
+            )
+        if method != info.compress_type:
+            raise ArchiveRefused(f"member {info.filename!r}: local and directory compression methods differ")
+        end = info.header_offset + _LOCAL_FULL.size + name_len + extra_len + info.compress_size
+        slack = _DESCRIPTOR_MAX if flags & 0x08 else 0
+    if actual < end or actual - end > slack:
+        raise ArchiveRefused("the last member and the central directory overlap or leave unaccounted bytes")
+
+
+def _check_order(infos: list[zipfile.ZipInfo]) -> None:
+    offsets = [i.header_offset for i in infos]
+    if offsets != sorted(offsets) or len(set(offsets)) != len(offsets):
+        raise ArchiveRefused("the zip directory lists its members out of order or twice at one offset")
+
+
 def check_archive(fh: IO[bytes], limits: ReadLimits) -> None:
-    """Raise `ArchiveRefused` unless every member of the open zip `fh` inflates within `limits` and intact."""
+    """Raise `ArchiveRefused` unless the open zip `fh` is laid out plainly and every member inflates within
+    `limits` and intact."""
     try:
         infos = zipfile.ZipFile(fh).infolist()
     except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, ValueError, EOFError):
         raise ArchiveRefused("the .eval zip is truncated or corrupt") from None
     _check_directory(infos, limits)
+    _check_order(infos)
+    _check_layout(fh, infos)
     total = 0
     for info in infos:
         size, crc = 0, 0

@@ -3,7 +3,8 @@
 A benchmark whose spec declares its official sample ids (`BenchmarkSpec.official_id_digests`) is judged by
 the ids the log holds, not by what its header claims: ids that are all official but fewer than the official
 split are a subset whatever `dataset_size` or fingerprint the log records, and a log that claims a registered
-fingerprint while holding ids outside the official split is refused.
+fingerprint while holding ids outside the official split is refused. A benchmark that knows its official size
+but not its ids (LEGIT) counts a log with fewer items as a subset, whatever its arguments say.
 """
 
 from collections import Counter
@@ -13,8 +14,8 @@ from inspect_ai.log import EvalLog, EvalSample
 
 from koblex_tasks.logs.identity import RunIdentity
 from koblex_tasks.logs.rejection import Problems
-from koblex_tasks.text import printable
 from koblex_tasks.spec import ids_sha256
+from koblex_tasks.text import printable
 
 
 @dataclass(frozen=True)
@@ -50,8 +51,14 @@ def declared_subset(log: EvalLog, run: RunIdentity) -> list[str]:
 def official_subset(run: RunIdentity, ids: list[str], problems: Problems) -> list[str]:
     """Why the ids make a subset of the official split (empty: not a subset, or ids of another dataset)."""
     spec = run.spec
-    if not spec.official_ids_known() or not ids or spec.official_size is None:
+    if not ids or spec.official_size is None:
         return []
+    if not spec.official_ids_known():  # the ids cannot be checked: fewer than the official split is a subset
+        return (
+            [f"{len(ids)} of the {spec.official_size} official items"]
+            if len(ids) < spec.official_size
+            else []
+        )
     foreign = [i for i in ids if not spec.is_official_id(i)]
     fingerprint = run.fingerprint or ""
     if foreign:

@@ -1,6 +1,19 @@
 """Which board a run belongs to: benchmark, language, dataset, corpus completeness, scoring variant, subset.
 
-Rows on different boards are never ranked together. Everything here is read from the spec and the log header.
+Rows on different boards are never ranked together. The board is derived from what the log shows happened,
+never from what its header says about itself (`Evidence`):
+
+- released predictions: the run's outputs (per item: completion and the evidence its scores follow from,
+  epochs collapsed) are among a released file's replay outputs recorded in the benchmark's reference manifest
+  (`logs.references`). A log that presents itself as a replay (a replay solver, a `replay/` model) without
+  such outputs is refused.
+- closed book: no sample records any retrieval or predicted provisions (the manifest's `retrieval_keys`,
+  `prediction_keys`), whatever corpus the task loaded; provisions predicted without any recorded retrieval
+  are an "unknown corpus"; a header saying the method retrieves nothing while samples record retrieval is
+  refused.
+- full or partial corpus: the recorded pool's size against the spec's full size; a recorded `status` that
+  contradicts it is refused.
+
 A dataset fingerprint the spec does not register (`BenchmarkSpec.dataset_fingerprints`) keeps its own board
 (the key holds the fingerprint) and the label says "unverified dataset", so it never reads like the official one.
 """
@@ -10,8 +23,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from inspect_ai.log import EvalLog, EvalSample
+
 from koblex_tasks.logs.coverage import Coverage
 from koblex_tasks.logs.identity import RunIdentity
+from koblex_tasks.logs.references import manifest_for, output_digests
+from koblex_tasks.logs.rejection import Problems
 from koblex_tasks.spec import BenchmarkSpec, ids_sha256
 
 UNVERIFIED = "unverified dataset"
@@ -21,6 +38,77 @@ def unverified_dataset(spec: BenchmarkSpec, fingerprint: str | None) -> bool:
     """A dataset that is not the official one: the spec registers the official fingerprint(s) and this is none
     of them. A benchmark that registers none (LEGIT: its split's checksum is not known yet) cannot tell."""
     return bool(spec.dataset_fingerprints) and fingerprint not in spec.dataset_fingerprints
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What the samples show: the released file the outputs are (None: not a released run), and how many
+    samples record retrieval."""
+
+    released: str | None
+    retrieving: int  # samples that record retrieval
+    predicting: int  # samples that record predicted provisions
+    declared_replay: str | None  # what in the header presents the run as a replay (None: nothing)
+    known: bool = True  # the benchmark's manifest names what retrieval looks like in a sample
+
+    @property
+    def closed_book(self) -> bool:
+        return self.known and not self.retrieving and not self.predicting
+
+    @property
+    def replay(self) -> bool:
+        return self.released is not None
+
+
+def declared_replay(log: EvalLog, run: RunIdentity) -> str | None:
+    ev = log.eval
+    if ev.solver in run.spec.replay_solvers:
+        return f"solver {ev.solver}"
+    if str(ev.model).startswith("replay/"):
+        return f"model {ev.model}"
+    if run.metadata.get("replay_file"):
+        return "task metadata replay_file"
+    return None
+
+
+def gather_evidence(
+    log: EvalLog, samples: list[EvalSample], run: RunIdentity, problems: Problems
+) -> Evidence:
+    """The evidence placement uses; a header contradicting it is a problem."""
+    manifest = manifest_for(run.spec.name)
+    declared = declared_replay(log, run)
+    released, retrieving, predicting = None, 0, 0
+    if manifest is not None:
+        released = manifest.released_file(output_digests(samples, manifest.output_keys))
+        retrieving = sum(any((s.store or {}).get(k) for k in manifest.retrieval_keys) for s in samples)
+        predicting = sum(any((s.store or {}).get(k) for k in manifest.prediction_keys) for s in samples)
+    if declared and released is None and run.spec.full_corpus_size is not None:
+        problems.add(
+            f"the log presents itself as released predictions ({declared}) but its outputs are not those of any "
+            f"released file the benchmark knows (reference manifest): it is ranked only as what it is"
+        )
+    record = run.metadata.get("corpus")
+    if isinstance(record, dict) and record.get("retrieves") is False and retrieving:
+        problems.add(
+            f"the header says the method retrieves nothing (corpus.retrieves=false) but {retrieving} sample(s) "
+            "record retrieval"
+        )
+    if isinstance(record, dict) and isinstance(record.get("size"), int) and run.spec.full_corpus_size:
+        measured = _status_by_size(record, run.spec.full_corpus_size)
+        if record.get("status") not in (None, measured):
+            problems.add(
+                f"the header says the corpus is {record.get('status')!r} but it records {record['size']:,} "
+                f"provisions: {measured} (the full pool has {run.spec.full_corpus_size:,})"
+            )
+    return Evidence(released, retrieving, predicting, declared, manifest is not None)
+
+
+def _status_by_size(record: dict[str, Any], full_size: int) -> str:
+    """Full or partial by the recorded size; an article-level pool (no paragraph count) is full only when it
+    is the hub dataset."""
+    if record.get("level") == "article" or record.get("full_size", full_size) is None:
+        return "full" if str(record.get("source") or "").startswith("hf:") else "unknown"
+    return "partial" if int(record["size"]) < full_size else "full"
 
 
 @dataclass(frozen=True)
@@ -52,13 +140,7 @@ def _recorded_corpus(record: dict[str, Any], full_size: int) -> tuple[str, dict[
         return None
     source = str(record.get("source") or "")
     kind = "hub statute dataset" if source.startswith("hf:") else "local file"
-    recorded = record.get("status")  # the run's own verdict (an article-level pool has no paragraph count)
-    status = (
-        recorded
-        if recorded in ("full", "partial", "unknown")
-        else ("partial" if size < full_size else "full")
-    )
-    return status, {
+    return _status_by_size(record, full_size), {
         "kind": f"{kind} (recorded by the run)",
         "source": source,
         "size": size,
@@ -66,13 +148,14 @@ def _recorded_corpus(record: dict[str, Any], full_size: int) -> tuple[str, dict[
     }
 
 
-def corpus_of(run: RunIdentity, replay: bool) -> tuple[str, dict[str, Any]]:
+def corpus_of(run: RunIdentity, evidence: Evidence) -> tuple[str, dict[str, Any]]:
     """Corpus completeness and its description.
 
-    Replays re-score predictions the paper produced on its full pool: nothing of ours was retrieved, so their
-    `retrieval` metadata (the task default) is not used; they count as full. A run records the corpus it
-    loaded (`corpus` in the eval metadata: source, size, fingerprint): fewer paragraphs than the spec's full
-    pool is partial. Logs written before that record existed fall back to the settings: the hub corpus
+    Released predictions (by their outputs) were produced on the paper's full pool: nothing of ours was
+    retrieved, so their `retrieval` metadata (the task default) is not used; they count as full. A run that
+    retrieved nothing (no sample records retrieval) is closed book. A run records the corpus it loaded
+    (`corpus` in the eval metadata: source, size, fingerprint): fewer paragraphs than the spec's full pool is
+    partial, whatever status it records. Logs written before that record existed fall back to the settings: the hub corpus
     (``corpus=None``) is full; a local corpus file is measured now (paragraph count and sha256), which
     describes the file as it is at submission, not necessarily as the run used it; a file that is gone is
     unknown. A benchmark whose scores do not depend on a corpus counts as full, and so does a run whose method
@@ -83,14 +166,16 @@ def corpus_of(run: RunIdentity, replay: bool) -> tuple[str, dict[str, Any]]:
     retrieval = run.metadata.get("retrieval") or {}
     if full_size is None:
         return "full", {"kind": "not applicable: scores do not depend on a statute corpus"}
-    if replay:
+    if evidence.released is not None:
         return "full", {
-            "kind": "released predictions (the paper's full corpus; no retrieval re-run)",
+            "kind": f"released predictions of {evidence.released} (the paper's full corpus; no retrieval re-run)",
             "size": full_size,
         }
     record = run.metadata.get("corpus")
-    if isinstance(record, dict) and record.get("retrieves") is False:
-        return "full", {"kind": f"not applicable: {record.get('kind', 'the method retrieves nothing')}"}
+    if evidence.closed_book:
+        return "full", {"kind": "not applicable: no sample records retrieval or provisions (closed book)"}
+    if evidence.known and not evidence.retrieving:
+        return "unknown", {"kind": "provisions predicted without any recorded retrieval"}
     recorded = _recorded_corpus(record, full_size) if isinstance(record, dict) else None
     if recorded is not None:
         return recorded
@@ -106,9 +191,9 @@ def corpus_of(run: RunIdentity, replay: bool) -> tuple[str, dict[str, Any]]:
     return status, described
 
 
-def place(run: RunIdentity, coverage: Coverage, task_args: dict[str, Any], replay: bool) -> Placement:
+def place(run: RunIdentity, coverage: Coverage, task_args: dict[str, Any], evidence: Evidence) -> Placement:
     spec, meta = run.spec, run.metadata
-    corpus_status, corpus = corpus_of(run, replay)
+    corpus_status, corpus = corpus_of(run, evidence)
     variants = [f"{label}={meta.get(key)}" for key, label in spec.variants.items()]
     lang = task_args.get("lang") or (meta.get("retrieval") or {}).get("lang") or "ko"
     key_parts = [

@@ -18,20 +18,20 @@ has not written one yet) keeps its logged values; the run's provenance says so.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from inspect_ai.log import EvalLog, EvalSample
-from inspect_ai.scorer import Score
 
 from koblex_tasks.logs.identity import RunIdentity
+from koblex_tasks.logs.references import REFERENCE_PARAM
 from koblex_tasks.logs.rejection import Problems
 from koblex_tasks.logs.scores import score_values
-from koblex_tasks.text import printable
 from koblex_tasks.spec import ScorerSpec
 from koblex_tasks.tasks import find_benchmark
 from koblex_tasks.tasks.benchmark import Rederive
+from koblex_tasks.text import printable
 
 REL_TOLERANCE = 1e-9
 ABS_TOLERANCE = 1e-12  # float noise around zero, where a relative tolerance means nothing
@@ -125,7 +125,11 @@ def scorer_params(log: EvalLog, run: RunIdentity, name: str, problems: Problems)
 
 
 def _rederive_scorer(
-    scorer: ScorerSpec, fn: Rederive, samples: list[EvalSample], params: Mapping[str, Any]
+    scorer: ScorerSpec,
+    fn: Rederive,
+    samples: list[EvalSample],
+    params: Mapping[str, Any],
+    references: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> _Findings:
     found = _Findings()
     for sample in samples:
@@ -136,7 +140,8 @@ def _rederive_scorer(
         sid = str(sample.id)
         found.checked += 1
         try:
-            derived = fn(sample, score, params)
+            given = params if references is None else {**params, REFERENCE_PARAM: references.get(sid, {})}
+            derived = fn(sample, score, given)
             if not isinstance(derived, Mapping):
                 raise TypeError(f"{hook_name(fn)} returned {type(derived).__name__}, not a mapping")
         except Exception as exc:  # a malformed record: the scorer's own code cannot read it
@@ -157,7 +162,11 @@ def _rederive_scorer(
 
 
 def check_rederived(
-    log: EvalLog, samples: list[EvalSample], run: RunIdentity, problems: Problems
+    log: EvalLog,
+    samples: list[EvalSample],
+    run: RunIdentity,
+    problems: Problems,
+    references: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> dict[str, str]:
     """Re-derive every logged scorer's values; problems are added. Returns scorer -> how its values were checked."""
     status: dict[str, str] = {}
@@ -170,7 +179,8 @@ def check_rederived(
         if fn is None:
             status[scorer.name] = "not re-derived: the benchmark declares no re-derivation (values as logged)"
             continue
-        found = _rederive_scorer(scorer, fn, samples, scorer_params(log, run, scorer.name, problems))
+        params = scorer_params(log, run, scorer.name, problems)
+        found = _rederive_scorer(scorer, fn, samples, params, references)
         _report(scorer, found, problems)
         status[scorer.name] = f"re-derived from the log ({found.checked} scores, {hook_name(fn)})"
     return status

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from koblex_tasks.data.koblex.dataset import koblex_dataset, load_koblex, record_to_sample
+from koblex_tasks.data.koblex.dataset import gold_book, koblex_dataset, load_koblex, record_to_sample
 from koblex_tasks.errors import DataError
 
 
@@ -23,7 +23,8 @@ def test_real_questions(shared_data: Path) -> None:
     )
     assert first.target == data.records[0]["answer"]
     ctx = data.records[0]["contexts"][0]
-    assert first.metadata["gold_provisions"] == [ctx["hierarchy"] + ctx["content"]]
+    assert gold_book(data, "ko").get(first.id).provisions == (ctx["hierarchy"] + ctx["content"],)
+    assert not {"gold_provisions", "gold_keys"} & set(first.metadata)  # never where a solver looks
 
 
 def test_english_fields(tiny_questions: Path) -> None:
@@ -85,9 +86,11 @@ def test_hub_english_questions_take_article_identities(monkeypatch: pytest.Monke
     data = load_koblex(None, lang="en")
     assert data.lines == (1, 2, 3)
     samples = list(koblex_dataset(data, "en", identity=GoldIdentity("article", "en")))
-    assert [s.metadata["gold_keys"] for s in samples] == [[CARRIER], [DAMAGES], [ROBBERY, QUASI]]
+    book = gold_book(data, "en", GoldIdentity("article", "en"))
+    assert [list(book.get(s.id).keys) for s in samples] == [[CARRIER], [DAMAGES], [ROBBERY, QUASI]]
     assert [s.metadata["hop_count"] for s in samples] == [1, 2, 2]  # the paper's count: paragraphs
     assert samples[0].input.startswith("A carrier")
     paragraphs = list(koblex_dataset(data, "en"))  # no corpus: the English paragraph strings
-    assert paragraphs[1].metadata["gold_keys"] == paragraphs[1].metadata["gold_provisions"]
+    gold = gold_book(data, "en").get(paragraphs[1].id)
+    assert gold.keys == gold.provisions and gold.identity == "paragraph:en"
     assert paragraphs[1].metadata["provision_level"] == "paragraph"

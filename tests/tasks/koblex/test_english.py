@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from koblex_tasks.errors import SetupError
-from koblex_tasks.scorers.koblex.provision_match import rederive
+from koblex_tasks.scorers.koblex.provision_match import book_of, rederive
 from koblex_tasks.solvers.koblex.ircot import ircot
 from koblex_tasks.solvers.koblex.one_time_retrieval import one_time_retrieval
 from koblex_tasks.solvers.koblex.parser import parser
@@ -59,7 +59,8 @@ def test_parser_scores_articles_and_shows_english_text(english: tuple[Path, Path
 
     carrier, damages, thief = (sample(log, q) for q in ("e1", "e2", "e3"))
     assert evidence_of(carrier)["predicted"] == [CARRIER]  # identities: the Korean article keys
-    assert carrier.metadata["gold_keys"] == [CARRIER] and carrier.metadata["provision_level"] == "article"
+    assert carrier.scores["provision_match"].metadata["gold"] == [CARRIER]
+    assert carrier.metadata["provision_level"] == "article"
     score = carrier.scores["provision_match"]
     assert score.value["provision_em"] == 1.0 and score.metadata["level"] == "article"
     # the gold paragraph is still the paper's English string (what LF-Eval's judge reads), not the key
@@ -68,7 +69,8 @@ def test_parser_scores_articles_and_shows_english_text(english: tuple[Path, Path
     ]
 
     # two gold paragraphs of article 766 are one gold article: one retrieved article is an exact match
-    assert len(damages.metadata["gold_provisions"]) == 2 and damages.metadata["gold_keys"] == [DAMAGES]
+    assert len(damages.metadata["gold_provisions"]) == 2
+    assert damages.scores["provision_match"].metadata["gold"] == [DAMAGES]
     assert damages.metadata["hop_count"] == 2  # the paper's hop split counts paragraphs
     dm = damages.scores["provision_match"]
     assert dm.value == {
@@ -155,10 +157,10 @@ def test_an_allowed_mismatch_warns_records_and_scores_in_the_corpus_language(
     note = (task.metadata or {})["language_mismatch"]
     assert note.startswith("cross-lingual run") and "English questions, Korean statute corpus" in note
     assert note in caplog.text
-    q2 = next(s for s in task.dataset if s.id == "q2")
+    q2 = book_of(task.scorer[0]).get("q2")
     # the gold paragraphs compared as the Korean corpus names them; the judge's strings stay English
-    assert q2.metadata["gold_keys"] == [statute_key(TINY_STATUTES[2]), statute_key(TINY_STATUTES[3])]
-    assert q2.metadata["gold_provisions"] == ["ENG 형법 337조eng text", "ENG 형법 335조eng text"]
+    assert list(q2.keys) == [statute_key(TINY_STATUTES[2]), statute_key(TINY_STATUTES[3])]
+    assert list(q2.provisions) == ["ENG 형법 337조eng text", "ENG 형법 335조eng text"]
     assert (task.metadata or {})["provision_level"] == "paragraph"
 
 
@@ -179,7 +181,7 @@ def test_korean_runs_keep_paragraph_identities(tiny_questions: Path, tiny_corpus
     assert (task.metadata or {})["provision_level"] == "paragraph"
     assert (task.metadata or {})["language_mismatch"] is None
     for s in task.dataset:
-        assert s.metadata["gold_keys"] == s.metadata["gold_provisions"]
+        assert book_of(task.scorer[0]).get(s.id).keys == book_of(task.scorer[0]).get(s.id).provisions
 
 
 def test_article_corpus_needs_the_contexts_article_keys(english: tuple[Path, Path], tmp_path: Path) -> None:
@@ -216,4 +218,8 @@ def test_hub_path_gets_english_rows_for_english(monkeypatch: pytest.MonkeyPatch)
         meta["provision_level"] == "article"
         and meta["corpus"]["source"] == "hf:JihyungL/KoBLEX-statute-eng@main"
     )
-    assert [s.metadata["gold_keys"] for s in task.dataset] == [[CARRIER], [DAMAGES], [ROBBERY, QUASI]]
+    assert [list(book_of(task.scorer[0]).get(s.id).keys) for s in task.dataset] == [
+        [CARRIER],
+        [DAMAGES],
+        [ROBBERY, QUASI],
+    ]

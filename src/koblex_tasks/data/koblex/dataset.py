@@ -1,16 +1,18 @@
 """KoBLEX questions: loading (hub or local JSONL), validation, and conversion to Inspect samples.
 
-Gold provisions are recorded twice in each sample: `gold_provisions`, the gold paragraphs' texts in the
-question language (the paper's strings, which the LF-Eval judge reads), and `gold_keys`, the identities the
-provision metrics compare with the retrieved provisions, at the level and in the language of the corpus
-(`GoldIdentity`): for the Korean paragraph corpus the two are the same strings; for an article-level corpus
-(the English statute dataset) `gold_keys` are the contexts' article keys `index`, so two gold paragraphs of
-one article are one gold article.
+Gold provisions never enter a sample: a solver sees its `TaskState` (input, metadata, target), so anything
+there is an answer key. They go to the scorers in a `GoldBook` the task builds from the same records (by
+sample id): `provisions`, the gold paragraphs' texts in the question language (the paper's strings, which the
+LF-Eval judge reads), and `keys`, the identities the provision metrics compare with the retrieved provisions,
+at the level and in the language of the corpus (`GoldIdentity`): for the Korean paragraph corpus the two are
+the same strings; for an article-level corpus (the English statute dataset) the keys are the contexts'
+article keys `index`, so two gold paragraphs of one article are one gold article.
 """
 
 import hashlib
 import json
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +59,11 @@ class GoldIdentity:
         suffix = LANG_SUFFIX[self.language]
         return (f"hierarchy{suffix}", f"content{suffix}")
 
+    @property
+    def name(self) -> str:
+        """`article`, or `paragraph:<language>` (the manifest's name for this kind of gold set)."""
+        return ARTICLE if self.level == ARTICLE else f"{PARAGRAPH}:{self.language}"
+
     def keys(self, record: dict[str, Any]) -> list[str]:
         if self.level == ARTICLE:
             return list(dict.fromkeys(c["index"] for c in record["contexts"]))
@@ -81,11 +88,11 @@ def _validate(record: dict[str, Any], source: str, line: int, lang: str) -> None
     if not isinstance(record.get("id"), str) or not record["id"]:
         raise DataError(source, line, "missing or empty field 'id'")
     for name in TEXT_FIELDS:
-        field = name + suffix
-        if field not in record:
-            raise DataError(source, line, f"missing field '{field}'")
-        if not isinstance(record[field], str):
-            raise DataError(source, line, f"field '{field}' must be a string")
+        key = name + suffix
+        if key not in record:
+            raise DataError(source, line, f"missing field '{key}'")
+        if not isinstance(record[key], str):
+            raise DataError(source, line, f"field '{key}' must be a string")
     contexts = record.get("contexts")
     if not isinstance(contexts, list) or not contexts:
         raise DataError(source, line, "field 'contexts' must be a non-empty list of gold provisions")
@@ -147,40 +154,81 @@ def gold_provisions(record: dict[str, Any], lang: str) -> list[str]:
     return [provision_key(c["hierarchy" + suffix], c["content" + suffix]) for c in record["contexts"]]
 
 
+def sample_input(record: dict[str, Any], lang: str) -> str:
+    """The sample's input: background + question (what the reference manifest hashes)."""
+    suffix = LANG_SUFFIX[lang]
+    question_label = "Question" if lang == "en" else "질문"
+    return f"{record['background' + suffix]}\n\n{question_label}: {record['question' + suffix]}"
+
+
 def record_to_sample(
     record: dict[str, Any],
     lang: str,
     extra_metadata: dict[str, Any] | None = None,
     identity: GoldIdentity | None = None,
 ) -> Sample:
-    """Input = background + question; target = the reference answer; gold provisions and hops in metadata.
+    """Input = background + question; target = the reference answer; hops in metadata, never the gold.
 
-    `hop_count` is the number of gold paragraphs (the paper's 55/125/46 split); the file's own `n_hops`
-    disagrees on 6 items and is kept as `n_hops` for reference. `identity` (default: paragraphs in `lang`)
-    makes `gold_keys`, what the provision metrics score against, at `provision_level`.
+    `hop_count` is the number of gold paragraphs (the paper's 55/125/46 split, public as the stratum); the
+    file's own `n_hops` disagrees on 6 items and is kept as `n_hops` for reference. `identity` (default:
+    paragraphs in `lang`) names the level the provision metrics score at (`provision_level`); `gold_count`
+    is how many gold identities there are at that level (a count, not which).
     """
     suffix = LANG_SUFFIX[lang]
     identity = identity or GoldIdentity(PARAGRAPH, lang)
-    background, question = record["background" + suffix], record["question" + suffix]
-    gold = gold_provisions(record, lang)
     metadata = {
-        "background": background,
-        "question": question,
-        "gold_provisions": gold,
-        "gold_keys": identity.keys(record),
+        "background": record["background" + suffix],
+        "question": record["question" + suffix],
         "provision_level": identity.level,
-        "hop_count": len(gold),
+        "hop_count": len(record["contexts"]),
+        "gold_count": len(identity.keys(record)),  # public: the paper's one-time retrieval takes k = it
         "n_hops": record.get("n_hops"),
         "lang": lang,
         **(extra_metadata or {}),
     }
-    question_label = "Question" if lang == "en" else "질문"
     return Sample(
-        id=record["id"],
-        input=f"{background}\n\n{question_label}: {question}",
-        target=record["answer" + suffix],
-        metadata=metadata,
+        id=record["id"], input=sample_input(record, lang), target=record["answer" + suffix], metadata=metadata
     )
+
+
+@dataclass(frozen=True)
+class Gold:
+    """One item's gold: the identities the provision metrics compare (`keys`, at `identity`) and the
+    paragraphs' texts in the question language (`provisions`, what the LF-Eval judge reads)."""
+
+    keys: tuple[str, ...]
+    provisions: tuple[str, ...]
+    identity: str  # `GoldIdentity.name`
+
+
+@dataclass(frozen=True)
+class GoldBook:
+    """Each item's gold by sample id, handed by the task to its scorers (never to a sample or a solver).
+
+    Inspect logs a scorer's arguments by their `name` when they are not plain data, so the log records the
+    book's one-line description, not the answer key.
+    """
+
+    items: Mapping[str, Gold] = field(default_factory=dict)
+    source: str = ""
+
+    @property
+    def name(self) -> str:
+        kinds = sorted({g.identity for g in self.items.values()})
+        return f"gold provisions of {len(self.items)} items ({', '.join(kinds)}) from {self.source}"
+
+    def get(self, sample_id: object) -> Gold | None:
+        return self.items.get(str(sample_id))
+
+
+def gold_book(data: KoblexData, lang: str, identity: GoldIdentity | None = None) -> GoldBook:
+    """The gold of every record, for the scorers: keys at `identity` (default paragraphs in `lang`)."""
+    identity = identity or GoldIdentity(PARAGRAPH, lang)
+    items = {
+        str(r["id"]): Gold(tuple(identity.keys(r)), tuple(gold_provisions(r, lang)), identity.name)
+        for r in data.records
+    }
+    return GoldBook(items, data.source)
 
 
 def check_identity(data: KoblexData, identity: GoldIdentity) -> None:

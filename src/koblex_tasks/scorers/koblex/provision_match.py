@@ -4,14 +4,17 @@ Precision, recall, F1 and exact match (EM = the sets are equal; both empty count
 paper's definitions. A closed-book method, or a solver that recorded no evidence, is explicitly unscored
 (Inspect's NaN sentinel with a reason), never a silent zero.
 
-The sets hold identities at the corpus' level (sample metadata `gold_keys` and `provision_level`, see
-`tasks.koblex.dataset`): paragraphs for the Korean corpus (the paper's metric), articles for the English
-article-level corpus, where an article holding a gold paragraph is a hit and two gold paragraphs of one
-article are one gold article. Each score's metadata names its `level`. Logs from before `gold_keys` existed
-are paragraph-level and scored by `gold_provisions`.
+The sets hold identities at the corpus' level: paragraphs for the Korean corpus (the paper's metric),
+articles for the English article-level corpus, where an article holding a gold paragraph is a hit and two
+gold paragraphs of one article are one gold article. The gold comes from the `GoldBook` the task hands the
+scorer (by sample id; never through the sample, which the solver sees); each score's metadata records its
+`level` and the `gold` set it was compared with. Older logs carry the gold in sample metadata (`gold_keys`,
+else paragraph-level `gold_provisions`) and are scored by it.
 
-`rederive(sample, score, params)` recomputes the values from a log's store and metadata with the same
-pure function.
+`rederive(sample, score, params)` recomputes the values from a log's store and recorded gold with the same
+pure function; given the official references (params `_reference`, from `koblex_tasks.logs.references`),
+a recorded gold set that is not one of the item's official ones is an error, so an edited gold set cannot
+carry its re-derived scores.
 """
 
 from collections.abc import Mapping
@@ -23,11 +26,14 @@ from inspect_ai.solver import TaskState
 from inspect_ai.util import store_as
 
 from koblex_tasks.benchmarks.koblex.evidence import ProvisionEvidence
+from koblex_tasks.benchmarks.koblex.references import REFERENCE_PARAM, gold_sha256
 from koblex_tasks.benchmarks.koblex.spec import KOBLEX, PROVISION_MATCH
 from koblex_tasks.corpus.provision import PARAGRAPH
+from koblex_tasks.data.koblex.dataset import GoldBook
 from koblex_tasks.scorers.metrics import value_metrics
 
 KEYS = PROVISION_MATCH.keys  # precision, recall, F1, EM
+BOOK_ATTRIBUTE = "gold_book"
 _STORE = ProvisionEvidence.__name__
 
 
@@ -75,6 +81,7 @@ def provision_score(
         answer="\n".join(predicted),
         metadata={
             "level": level,
+            "gold": sorted(set(gold)),
             "matched": sorted(set(predicted) & set(gold)),
             "n_predicted": len(set(predicted)),
             "n_gold": len(set(gold)),
@@ -82,30 +89,59 @@ def provision_score(
     )
 
 
+def logged_gold(sample: EvalSample, score: Score) -> tuple[list[str] | None, str]:
+    """The gold set a logged score was compared with (its metadata; older logs: the sample's metadata)."""
+    meta = score.metadata or {}
+    if "gold" in meta:
+        return list(meta["gold"] or []), str(meta.get("level") or PARAGRAPH)
+    return gold_of(sample.metadata or {})
+
+
 def rederive(sample: EvalSample, score: Score, params: Mapping[str, Any]) -> dict[str, float | None]:
     """The values `provision_match()` gives this logged sample (None for each key when unscored)."""
-    del score, params  # provision_match takes no arguments
     store = sample.store or {}
+    gold, level = logged_gold(sample, score)
     result = provision_score(
         str(store.get(f"{_STORE}:method") or ""),
         bool(store.get(f"{_STORE}:uses_retrieval", False)),
         list(store.get(f"{_STORE}:predicted") or []),
-        *gold_of(sample.metadata or {}),
+        gold,
+        level,
     )
     if not isinstance(result.value, dict):
         return dict.fromkeys(KEYS, None)
+    reference = params.get(REFERENCE_PARAM)
+    if reference is not None and gold_sha256(gold or []) not in reference.get("gold_sha256", {}).values():
+        raise ValueError("its gold provisions are not the official ones (the benchmark's reference manifest)")
     return {k: float(v) for k, v in result.value.items()}
 
 
 @scorer(metrics=value_metrics(PROVISION_MATCH, KOBLEX.stratum))
-def provision_match() -> Scorer:
+def provision_match(gold: GoldBook | None = None) -> Scorer:
     """Provision precision, recall, F1 and exact match against the gold provisions (sets of exact strings, at
-    the corpus' level: paragraphs, or articles for an article-level corpus)."""
+    the corpus' level: paragraphs, or articles for an article-level corpus).
+
+    Args:
+        gold: each item's gold, by sample id (the task's `GoldBook`); None: the sample's metadata (old logs).
+    """
 
     async def score(state: TaskState, target: Target) -> Score:
+        entry = gold.get(state.sample_id) if isinstance(gold, GoldBook) else None
+        if entry is not None:
+            keys: list[str] | None = list(entry.keys)
+            level = entry.identity.split(":")[0]
+            # The solver is done: the scorers after this one (LF-Eval's judge) read the gold texts here.
+            state.metadata["gold_provisions"] = list(entry.provisions)
+        else:
+            keys, level = gold_of(state.metadata)
         record = store_as(ProvisionEvidence)
-        return provision_score(
-            record.method, record.uses_retrieval, record.predicted, *gold_of(state.metadata)
-        )
+        return provision_score(record.method, record.uses_retrieval, record.predicted, keys, level)
 
+    setattr(score, BOOK_ATTRIBUTE, gold)
     return score
+
+
+def book_of(built: Scorer) -> GoldBook | None:
+    """The gold book a built `provision_match` scores against (what a task handed it; for tests, audits)."""
+    book = getattr(built, BOOK_ATTRIBUTE, None)
+    return book if isinstance(book, GoldBook) else None

@@ -51,8 +51,8 @@ def one_time_retrieval(
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         record = evidence("cot_one_time_retrieval" if cot else "one_time_retrieval", uses_retrieval=True)
-        gold = state.metadata.get("gold_keys", state.metadata["gold_provisions"])  # at the corpus' level
-        n = len(gold) if k == "gold" else int(k)
+        # k="gold": the number of gold provisions at the corpus' level (a count; the gold never reaches a solver)
+        n = int(state.metadata["gold_count"]) if k == "gold" else int(k)
         retriever = await sample_retriever(state, tokenizer=tokenizer, reranker=reranker)
         query = official_question(state)
         provisions = await top_provisions(retriever, query, n, rerank_against=state.metadata["question"])
