@@ -214,6 +214,19 @@ def _retrievals(
 def run_folder(folder: Path, setup: Conformance, only: list[str] | None = None) -> list[FileReport]:
     """Every fixture of the folder (or those named in `only`), in name order."""
     fixtures = [f for f in read_folder(folder) if not only or f.name in only]
-    with ResponderServer() as server:  # one server: Inspect keeps a provider's client for the process
+    with process_server() as server:
         setup.reports = [run_fixture(f, setup, server) for f in fixtures]
     return setup.reports
+
+
+# Inspect's vLLM provider keeps a model's server URL for the whole process (one server per base model), so
+# every server in a process listens on the port of the first.
+_port: int | None = None
+
+
+def process_server(**options: Any) -> ResponderServer:
+    """A responder server (not started) on this process' port."""
+    global _port
+    server = ResponderServer(port=_port or 0, **options)
+    _port = server.port
+    return server

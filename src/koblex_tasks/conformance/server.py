@@ -117,9 +117,11 @@ class ResponderServer:
         model: str = "conformance",
         lifetime: float = DEFAULT_LIFETIME,
         max_requests: int = DEFAULT_MAX_REQUESTS,
+        port: int = 0,
     ) -> None:
+        """`port` 0: an ephemeral one."""
         self._state = _State(model, max_requests)
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self._state))
+        self._server = ThreadingHTTPServer(("127.0.0.1", port), _handler(self._state))
         self._server.daemon_threads = True
         self._thread = threading.Thread(
             target=self._server.serve_forever, name="conformance-server", daemon=True
@@ -128,9 +130,12 @@ class ResponderServer:
         self._timer.daemon = True
 
     @property
+    def port(self) -> int:
+        return int(self._server.server_address[1])
+
+    @property
     def base_url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host!s}:{port}/v1"
+        return f"http://127.0.0.1:{self.port}/v1"
 
     @property
     def requests(self) -> list[Recorded]:

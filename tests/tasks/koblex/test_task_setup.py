@@ -40,7 +40,14 @@ def test_the_defaults_are_the_papers_protocol(
     assert meta["protocol"] == "paper"
     assert meta["retrieval"]["tokenizer"] == "official" and meta["retrieval"]["reranker"] == PAPER_RERANKER
     assert meta["generation"]["chat_format"] == "system_user"
-    assert meta["generation"]["max_tokens"] == {"provisions": 4000, "selection": 2048, "answer": 4000}
+    assert meta["generation"]["max_tokens"] == {
+        "provisions": 4000,
+        "selection": 2048,
+        "answer": 4000,
+        "tree": 2048,
+        "reasoning": 4000,
+    }
+    assert meta["generation"]["chat_template_kwargs"] == {"enable_thinking": False}
     assert task.config.temperature == 0.0 and task.config.top_p == 0.9 and task.config.max_tokens is None
     assert KOBLEX.paper_protocol["k"] == 100 and KOBLEX.paper_protocol["l"] == 10
 
@@ -51,13 +58,13 @@ def test_every_difference_is_listed_with_the_papers_value(tiny_questions: Path, 
         corpus=str(tiny_corpus),
         reranker="none",
         tokenizer="kiwi",
-        solver=parser(k=5, official_selection_bug=True),
+        solver=parser(k=5, official_selection_bug=False),
     )
     assert (task.metadata or {})["protocol"] == {
         "reranker": {"value": "none", "paper": PAPER_RERANKER},
         "tokenizer": {"value": "kiwi", "paper": "official"},
         "k": {"value": 5, "paper": 100},
-        "official_selection_bug": {"value": True, "paper": False},
+        "official_selection_bug": {"value": False, "paper": True},
     }
     openai = run_settings({**PAPER_TASK, "chat_format": "user"}, "koblex_tasks/parser", {})
     assert protocol_of(openai) == "paper"  # the OpenAI scripts' format is the paper's too (GPT-4o rows)
