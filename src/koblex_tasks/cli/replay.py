@@ -9,6 +9,7 @@ object, for scripts).
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import click
@@ -28,6 +29,27 @@ def _first_row(file: str) -> dict[str, Any]:
     for _, first in read_jsonl(file):
         return first
     raise DataError(file, None, "the file is empty")
+
+
+def released_file(file: str) -> str:
+    """A path as given, or a released file's bare name (`parser_gpt4o.jsonl`): the copy cached at its pinned
+    commit, downloaded once (so a user elsewhere needs no clone of the paper's repository)."""
+    from koblex_tasks.grid.released import ReleasedFiles, ReleasedUnavailable
+
+    if Path(file).exists() or Path(file).name != file:
+        return file
+    for benchmark in replayable():
+        grid = benchmark.spec.methods
+        if grid is None or grid.released is None:
+            continue
+        try:
+            files = ReleasedFiles(grid.released, grid=grid, hint="pass the file's path instead")
+            found = files.named(file)
+        except ReleasedUnavailable as exc:
+            raise RunFailed(str(exc)) from exc
+        if found is not None:
+            return str(found)
+    return file
 
 
 def replayable() -> list[Benchmark]:
@@ -50,8 +72,8 @@ REPLAY_HUB_HINT = "pass a local questions JSONL instead (--data PATH)"
 @click.command(cls=KoblexCommand)
 @argument(
     "file",
-    help="released prediction file (parser_gpt4o.jsonl), LEGIT responses file, or with --verdicts a LEGIT "
-    "evaluator file",
+    help="released prediction file (a path, or a released file's name such as parser_gpt4o.jsonl: downloaded "
+    "once at the paper's pinned commit), LEGIT responses file, or with --verdicts a LEGIT evaluator file",
 )
 @click.option(
     "--verdicts",
@@ -99,6 +121,7 @@ def replay(
 
     The last line printed is the headline means as one JSON object, for scripts.
     """
+    file = released_file(file)
     name = benchmark or detect_benchmark(file)
     found = find_benchmark(name)
     if found is None or found.replay is None:

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from koblex_tasks.corpus.cache import cache_root, file_sha256
 from koblex_tasks.errors import DataError
-from koblex_tasks.spec import MethodSpec, ModelFamily, ReleasedRuns
+from koblex_tasks.spec import MethodGrid, MethodSpec, ModelFamily, ReleasedRuns
 
 TIMEOUT_S = 30
 
@@ -69,11 +69,20 @@ def _fetch(url: str, target: Path) -> bool:
     return True
 
 
+def released_names(grid: MethodGrid | None) -> set[str]:
+    """Every file name the paper's released runs of `grid` may have."""
+    if grid is None:
+        return set()
+    return {name for m in grid.methods for f in grid.families for name in candidate_names(m, f)}
+
+
 @dataclass
 class ReleasedFiles:
     """Finds released files for one report: in `local` (a folder) or the cache, downloading when allowed."""
 
     source: ReleasedRuns
+    grid: MethodGrid | None = None  # for `named`: which names the paper released
+    hint: str | None = None  # the way out when downloading fails (default: the grid command's options)
     local: Path | None = None
     download: bool = True
     offline: str | None = None  # why downloading failed (then no further attempt)
@@ -102,6 +111,17 @@ class ReleasedFiles:
             return None
         return self._download(names)
 
+    def named(self, name: str) -> Path | None:
+        """A released file by its own name (`parser_gpt4o.jsonl`): the cached copy, else downloaded once at
+        its pinned commit; None when no method and family of the grid releases a file of that name."""
+        if name not in released_names(self.grid):
+            return None
+        path = released_dir(self.source, name) / name
+        if path.is_file():
+            verify_first_use(path)
+            return path
+        return self._download([name])
+
     def _download(self, names: list[str]) -> Path | None:
         if self.offline is not None:
             raise ReleasedUnavailable(self.offline)
@@ -111,10 +131,11 @@ class ReleasedFiles:
             try:
                 found = _fetch(url, path)
             except (OSError, urllib.error.URLError) as exc:
-                self.offline = (
-                    f"cannot download the paper's released runs ({url}: {exc}); pass --released DIR "
-                    f"(a folder with {self.source.repo}'s {self.source.folder}/ files) or --no-released"
+                way_out = self.hint or (
+                    f"pass --released DIR (a folder with {self.source.repo}'s {self.source.folder}/ files) "
+                    "or --no-released"
                 )
+                self.offline = f"cannot download the paper's released runs ({url}: {exc}); {way_out}"
                 raise ReleasedUnavailable(self.offline) from exc
             if found:
                 verify_first_use(path)
