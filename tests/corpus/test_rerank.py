@@ -1,11 +1,13 @@
 """The cross-encoder reranker's real loading code, on a tiny random-weight model built here (no downloads)."""
 
+import json
+import shutil
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from koblex_tasks.corpus.rerank import CrossEncoderReranker, NoReranker, get_reranker
+from koblex_tasks.corpus.rerank import CrossEncoderReranker, NoReranker, StubOverlapReranker, get_reranker
 from koblex_tasks.corpus.retriever import RetrieverSettings, build_retriever, clear_retrievers, get_retriever
 from tests.conftest import TINY_STATUTES, statute_key
 
@@ -99,3 +101,36 @@ def test_settings_differing_only_in_reranker_share_corpus_and_index(
         assert reranked.search(query, 5) == first.search(query, 5)
     finally:
         clear_retrievers()
+
+
+def test_the_cross_encoder_cuts_at_the_tokenizers_own_maximum(
+    tiny_cross_encoder: Path, tmp_path: Path
+) -> None:
+    """As the official code (no max_length): the tokenizer's model_max_length decides, not a fixed 512."""
+    limited = tmp_path / "limited"
+    shutil.copytree(tiny_cross_encoder, limited)
+    config_path = limited / "tokenizer_config.json"
+    config = json.loads(config_path.read_text())
+    config_path.write_text(json.dumps({**config, "model_max_length": 12}))
+    passages = [" ".join(statute_key(r) for r in TINY_STATUTES)]  # far past 12 tokens
+    own = CrossEncoderReranker(str(limited), device="cpu")
+    assert own.config()["max_length"] is None
+    at_12 = CrossEncoderReranker(str(limited), device="cpu", max_length=12).scores("강도", passages)
+    at_6 = CrossEncoderReranker(str(limited), device="cpu", max_length=6).scores("강도", passages)
+    assert own.scores("강도", passages) == at_12 != at_6
+
+
+def test_stub_overlap_scores_characters_and_ties_sort_as_the_scripts(tiny_corpus: Path) -> None:
+    """The fixtures' stub (tests only): shared characters / (1 + length); equal scores by text, descending."""
+    from koblex_tasks.solvers.koblex._common import rerank_as_scripts
+
+    stub = get_reranker("stub-overlap")
+    assert isinstance(stub, StubOverlapReranker) and stub.config()["testing_only"] is True
+    assert stub.scores("가나", ["가다", "라마바", ""]) == [1 / 3, 0.0, 0.0]
+    retriever = build_retriever(
+        RetrieverSettings(corpus=str(tiny_corpus), tokenizer="official", reranker="stub-overlap")
+    )
+    hits = retriever.search("강도가 사람을 상해하거나 재량권의 한계를 넘거나 운송물을", 5)
+    top = rerank_as_scripts(retriever, "qxz", hits, 5)  # no shared character: every score ties at 0
+    texts = [h.provision.text for h in top]
+    assert texts == sorted(texts, reverse=True) and [h.rank for h in top] == list(range(len(top)))
