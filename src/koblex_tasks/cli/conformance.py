@@ -22,7 +22,7 @@ _EXISTING_FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
 @click.command(
     "conformance",
     cls=KoblexCommand,
-    short_help="Compare a live run's model requests with the official scripts', call for call.",
+    short_help="Check a live run's requests against the official scripts' calls.",
 )
 @argument(
     "fixture_dir",

@@ -68,7 +68,7 @@ def _conformance() -> click.Command:
         "leaderboard": (_leaderboard, "Submit logs, build the site, compare runs."),
         "grid": (_grid, "Run the paper's method grid resumably; report it beside the paper's runs."),
         "report": (_report, "Analyses of finished logs (LEGIT error attribution)."),
-        "conformance": (_conformance, "Compare a live run's model requests with the official scripts'."),
+        "conformance": (_conformance, "Check a live run's requests against the official scripts' calls."),
     },
     context_settings={"help_option_names": ["-h", "--help"]},
     epilog=EXIT_CODES_HELP,
