@@ -125,6 +125,7 @@ class BenchmarkSpec:
     # Task versions whose logs the leaderboard accepts (logs of another version are refused, with a reason).
     accepted_versions: tuple[str, ...] = ()
     judge_role: str = "grader"
+    description: str = ""  # what the benchmark measures, in a few sentences (the leaderboard page)
     # Task metadata keys whose values split boards (scoring variants), with a readable label per key.
     variants: Mapping[str, str] = field(default_factory=dict)
     # Task arguments that select a subset of the dataset (a run with any of them set is a subset run).

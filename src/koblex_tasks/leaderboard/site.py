@@ -38,6 +38,7 @@ from koblex_tasks.leaderboard.board import (
 )
 from koblex_tasks.leaderboard.plot import forest
 from koblex_tasks.leaderboard.safe_write import write_atomic
+from koblex_tasks.leaderboard.titles import benchmark_notes
 from koblex_tasks.text import fmt, md_cell, printable
 
 PACKAGE = "koblex_tasks.leaderboard"
@@ -204,6 +205,7 @@ def environment() -> Environment:
         rank_rule,
         judge_groups,
         forest,
+        benchmark_notes,
     )
     env.globals |= {f.__name__: f for f in helpers} | {"ci_width": CI_WIDTH}
     env.filters["pretty"] = _pretty

@@ -44,11 +44,25 @@ def _count(n: int) -> str:
     return f"{n:,}"
 
 
-def corpus_phrase(spec: BenchmarkSpec, status: str, sizes: Sequence[int]) -> str | None:
+CLOSED_BOOK = "closed book (no corpus read)"
+
+
+def closed_book(provenances: Sequence[Mapping[str, Any]]) -> bool:
+    """Did every run retrieve nothing? (placement files them as full-corpus runs, which they are comparable
+    with; a board of such runs alone must not claim a corpus)."""
+    kinds = [str((p.get("corpus") or {}).get("kind", "")) for p in provenances]
+    return bool(kinds) and all("closed book" in kind for kind in kinds)
+
+
+def corpus_phrase(
+    spec: BenchmarkSpec, status: str, sizes: Sequence[int], provenances: Sequence[Mapping[str, Any]] = ()
+) -> str | None:
     """Corpus completeness with the local pool's size against the spec's full pool; None without a corpus."""
     full = spec.full_corpus_size
     if full is None:
         return None
+    if closed_book(provenances):
+        return CLOSED_BOOK
     if status == "full":
         return "full corpus"
     if status != "partial":
@@ -65,14 +79,21 @@ def _dataset_size(spec: BenchmarkSpec, provenances: Sequence[Mapping[str, Any]])
     return max(sizes) if sizes else spec.official_size
 
 
+def _file_name(value: str) -> str:
+    """A file argument by its name alone: the submitter's folders (``../shared/data/...``) are not the board's."""
+    return value.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1] or value
+
+
 def _subset_why(spec: BenchmarkSpec, provenances: Sequence[Mapping[str, Any]]) -> str:
-    """The task arguments that selected the subset (``hops=1``), as the runs recorded them."""
+    """The task arguments that selected the subset (``hops=1``, ``verdicts=<file name>``), as the runs
+    recorded them; a file argument (`filter_args`) by its file name, never its local path."""
     args: dict[str, str] = {}
     for p in provenances:
         task_args = p.get("task_args") or {}
         for name in (*spec.subset_args, *spec.filter_args):
             if task_args.get(name) is not None:
-                args.setdefault(name, str(task_args[name]))
+                value = str(task_args[name])
+                args.setdefault(name, _file_name(value) if name in spec.filter_args else value)
     return ", ".join(f"{k}={v}" for k, v in args.items())
 
 
@@ -107,7 +128,7 @@ def board_title(
     if lang := facts.get("lang"):
         parts.append(LANGUAGES.get(lang, lang))
     parts.append(items_phrase(spec, n_items, subset, provenances))
-    if corpus := corpus_phrase(spec, corpus_status, corpus_sizes(provenances)):
+    if corpus := corpus_phrase(spec, corpus_status, corpus_sizes(provenances), provenances):
         parts.append(corpus)
     parts += [variant_phrase(label, facts[label]) for label in spec.variants.values() if label in facts]
     if unverified_dataset(spec, facts.get("dataset")):
@@ -138,3 +159,10 @@ def distinct_titles(titles: Sequence[str], keys: Sequence[str]) -> list[str]:
         clashing = {t for t in out if out.count(t) > 1}
         out = [f"{t}, {suffix(k)}" if t in clashing else t for t, k in zip(out, keys, strict=True)]
     return out
+
+
+def benchmark_notes() -> list[tuple[str, str]]:
+    """(title, what it measures) of every registered benchmark whose spec says it, for the page's header."""
+    from koblex_tasks.tasks import benchmark_specs
+
+    return [(spec.title, spec.description) for spec in benchmark_specs() if spec.description]

@@ -103,6 +103,12 @@ LF_EVAL = ScorerSpec(
 KOBLEX = BenchmarkSpec(
     name="koblex",
     title="KoBLEX",
+    description=(
+        "226 Korean legal scenario questions, each resting on one to three statute provisions. A system retrieves "
+        "provisions from the Korean statute corpus (233,544 paragraphs) and answers in free text. Provision F1 and "
+        "exact match compare the provisions it cites with the gold ones; token F1 compares its answer with the "
+        "reference answer; LF-Eval is a judge model's 0-100 grade of the answer (the paper's DeepEval G-Eval prompt)."
+    ),
     task="koblex_tasks/koblex",
     version="1.0.0",
     scorers=(PROVISION_MATCH, TOKEN_F1, LF_EVAL),

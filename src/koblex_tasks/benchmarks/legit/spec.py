@@ -41,6 +41,12 @@ REPLAYED_KEY = "replayed_verdicts"
 LEGIT = BenchmarkSpec(
     name="legit",
     title="LEGIT",
+    description=(
+        "300 Korean court cases (arXiv 2512.01020): a system predicts the judgment and its reasoning from the "
+        "facts. A judge model checks the prediction against the case's issue tree (each issue's conclusion and "
+        "the laws it rests on) and scores it 0-10: issue coverage, the correctness of each covered issue, and the "
+        "final order."
+    ),
     task="koblex_tasks/legit",
     version="1.0.0",
     scorers=(LEGIT_RUBRIC, LEGIT_LIKERT),
