@@ -20,7 +20,13 @@ GENERATION: dict[str, dict[str, Any]] = {
     "system_user": {
         "temperature": 0.0,
         "top_p": 0.9,
-        "max_tokens": {"provisions": 4000, "selection": 2048, "answer": 4000, "tree": 2048, "reasoning": 4000},
+        "max_tokens": {
+            "provisions": 4000,
+            "selection": 2048,
+            "answer": 4000,
+            "tree": 2048,
+            "reasoning": 4000,
+        },
         "seed": {"provisions": 0, "selection": 0, "answer": 0, "tree": 1, "reasoning": 0},
         "chat_template_kwargs": {"enable_thinking": False},
         "top_logprobs": {"answer": 1, "tree": 1},  # vLLM's SamplingParams(logprobs=1)
@@ -28,7 +34,13 @@ GENERATION: dict[str, dict[str, Any]] = {
     "user": {
         "temperature": 0.01,
         "top_p": 0.9,
-        "max_tokens": {"provisions": 2000, "selection": 2000, "answer": 2000, "tree": 2000, "reasoning": 4000},
+        "max_tokens": {
+            "provisions": 2000,
+            "selection": 2000,
+            "answer": 2000,
+            "tree": 2000,
+            "reasoning": 4000,
+        },
         "stage_temperature": {"reasoning": 0.0},
     },
 }
