@@ -415,18 +415,10 @@ def test_control_characters_never_reach_the_terminal(
         log.eval.model = EVIL
 
     log = variant(replay_logs["ircot_gpt4o"], tmp_path / "evil.eval", renamed(evil_model, "evil"))
-    assert submit(one_run_db, str(log)) == 0
-    stored = capsys.readouterr().out
-    assert no_raw_controls(stored) and "evil\\x00\\x1b[2J\\x07\\u202egnp.model" in stored
-    assert leaderboard_main(["list", "--db", str(one_run_db)]) == 0
-    listed = capsys.readouterr().out
-    assert no_raw_controls(listed) and listed.count("\\x1b[2J") == 2  # the name and the model
-    assert leaderboard_main(["compare", "--db", str(one_run_db), "#1", "#2", "--resamples", "200"]) == 0
-    compared = capsys.readouterr().out
-    assert no_raw_controls(compared) and "B = #2 evil\\x00\\x1b" in compared
-    assert leaderboard_main(["compare", "--db", str(one_run_db), "#2", "--all", "--json"]) == 0
-    raw = capsys.readouterr().out
-    assert no_raw_controls(raw) and json.loads(raw)["comparisons"][0]["a"].startswith("evil\\x00")
+    # refused since issue 20 (a model id with control, bidi or invisible characters would print like another
+    # or go raw into the CSV/JSON exports); the refusal itself shows the characters escaped
+    err = submit_rejected(one_run_db, log, capsys)
+    assert no_raw_controls(err) and "the model id holds invisible characters (U+0000, U+0007" in err
 
 
 def test_page_text_neutralises_bidi() -> None:

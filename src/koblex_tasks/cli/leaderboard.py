@@ -52,8 +52,11 @@ def with_store(handler: Handler) -> Handler:
             raise CommandError(f"{path}: not a readable leaderboard database ({exc})") from exc
         except RuntimeError as exc:  # another schema version: the message names both
             raise CommandError(str(exc)) from exc
-        with store:
-            return handler(store, **kwargs)
+        try:
+            with store:
+                return handler(store, **kwargs)
+        except sqlite3.DatabaseError as exc:  # corrupt or truncated past its first pages: found when read
+            raise CommandError(f"{path}: not a readable leaderboard database ({exc})") from exc
 
     return click.option(
         "--db", default=None, help=f"leaderboard database (default: ${ENV_DB} or the user data dir)"
@@ -152,12 +155,12 @@ def submit(
     Every stored score is re-derived from the log by its scorer's own code; a log whose scores disagree is
     refused. One refused or unreadable log is reported and the others still go in (exit 1 if any failed).
     """
+    from koblex_tasks.leaderboard.submission import run_name_problem
     from koblex_tasks.logs.reading import ReadLimits
-    from koblex_tasks.text import name_problem
 
     if name is not None and len(logs) > 1:
         raise click.UsageError("--name needs exactly one LOG")
-    if name is not None and (why := name_problem(name)):
+    if name is not None and (why := run_name_problem(name)):
         raise click.BadParameter(printable(why), param_hint="--name")
     limits = ReadLimits.from_env(max_member_mib, max_total_mib)
     failed = sum(not _submit_one(store, log, name, allow_subset, limits, dry_run) for log in logs)
@@ -201,6 +204,11 @@ def build(store: Store, out: str, settings: Settings) -> None:
     """Write the static site (index.html) and JSON/CSV/Markdown exports."""
     from koblex_tasks.leaderboard.board import compute_all
     from koblex_tasks.leaderboard.site import write_site
+
+    if not out.strip():
+        raise click.BadParameter(
+            "an empty folder name (it would write into the current directory)", param_hint="--out"
+        )
 
     site = compute_all(store, settings)
     index = write_site(site, out)

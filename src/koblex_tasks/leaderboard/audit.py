@@ -20,10 +20,19 @@ class AuditError(ValueError):
 
 
 def _alpha(entries: list[dict[str, Any]], label: str) -> float | None:
+    """The report's alpha for `label`; one outside [-1, 1] (or not a number) is no Krippendorff's alpha."""
     for entry in entries or []:
         if entry.get("label") == label:
             value = (entry.get("alpha") or {}).get("value")
-            return None if value is None else float(value)
+            if value is None:
+                return None
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, int | float)
+                or not -1.0 <= float(value) <= 1.0
+            ):
+                raise AuditError(f"{label} alpha {value!r} is not an agreement coefficient in [-1, 1]")
+            return float(value)
     return None
 
 

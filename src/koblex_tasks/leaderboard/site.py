@@ -16,6 +16,9 @@ import csv
 import functools
 import io
 import json
+import os
+import shutil
+import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from html import escape as html_escape
 from importlib import resources
@@ -37,7 +40,7 @@ from koblex_tasks.leaderboard.board import (
     Site,
 )
 from koblex_tasks.leaderboard.plot import forest
-from koblex_tasks.leaderboard.safe_write import write_atomic
+from koblex_tasks.leaderboard.safe_write import refuse_symlink, write_atomic
 from koblex_tasks.leaderboard.titles import benchmark_notes
 from koblex_tasks.text import fmt, md_cell, printable
 
@@ -348,7 +351,13 @@ def render_csv(site: Site) -> str:
 
 
 def write_site(site: Site, out: str | Path) -> Path:
-    """Write index.html and the three exports into ``out`` (each replaced atomically); returns the index."""
+    """Write index.html and the three exports into ``out``; returns the index.
+
+    Everything is rendered, then written to a fresh temporary folder inside ``out`` (created exclusively) and
+    fsynced, and only then renamed into place, back to back: a refusal or a crash while rendering or writing
+    leaves the old site whole, never new exports beside an old page. A target that is a symlink is refused
+    before anything is replaced.
+    """
     if not isinstance(site, Site):  # e.g. its to_dict(): the templates need the model's types and methods
         raise TypeError(f"write_site takes the Site of compute_all(), not a {type(site).__name__}")
     out = Path(out)
@@ -360,6 +369,14 @@ def write_site(site: Site, out: str | Path) -> Path:
         "leaderboard.md": render_markdown(site),
         "index.html": render_html(site, plain),
     }
-    for name, text in texts.items():
-        write_atomic(out, name, text)  # a temp file created exclusively; never written through a symlink
+    staging = Path(tempfile.mkdtemp(prefix=".site-", dir=out))
+    try:
+        for name, text in texts.items():
+            write_atomic(staging, name, text)  # a temp file created exclusively; never written through a link
+        for name in texts:
+            refuse_symlink(out / name)
+        for name in texts:
+            os.replace(staging / name, out / name)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
     return out / "index.html"

@@ -27,7 +27,7 @@ from koblex_tasks.logs.rederivation import check_rederived
 from koblex_tasks.logs.references import manifest_for, official_references
 from koblex_tasks.logs.rejection import Problems, SubmissionRejected
 from koblex_tasks.logs.scores import ScoreRow, ScoreTable, extract_scores
-from koblex_tasks.text import model_problem, name_problem
+from koblex_tasks.text import model_problem, name_problem, printable
 
 __all__ = ["ReadLimits", "Submission", "SubmissionRejected", "load_submission"]
 
@@ -59,6 +59,31 @@ class Submission:
     @property
     def sample_ids(self) -> list[str]:
         return sorted(self.strata)
+
+
+INVISIBLE = ("Cf", "Cc", "Co", "Cn", "Zl", "Zp")  # format (zero-width, bidi), control, private, unassigned
+
+
+def model_name_problem(model: str) -> str | None:
+    """A model id with invisible characters would print like another model's (`replay/gpt-4o`)."""
+    hidden = sorted({f"U+{ord(ch):04X}" for ch in model if unicodedata.category(ch) in INVISIBLE})
+    return f"the model id holds invisible characters ({', '.join(hidden[:5])})" if hidden else None
+
+
+def run_name_problem(name: str) -> str | None:
+    """Why `name` cannot name a run: `name_problem`'s reasons, invisible characters (a zero-width space makes
+    two names print alike) or unusual spaces, or a name that reads as a run id (`1`, `#2`, `٣`), which
+    `remove` and `compare` would take for another run."""
+    if why := name_problem(name):
+        return why
+    hidden = sorted({f"U+{ord(ch):04X}" for ch in name if unicodedata.category(ch) in INVISIBLE})
+    hidden += sorted({f"U+{ord(ch):04X}" for ch in name if ch.isspace() and ch != " "})
+    if hidden:
+        return f"the name holds invisible or unusual characters ({', '.join(hidden[:5])})"
+    bare = name.strip().removeprefix("#").strip()
+    if bare and all(ch.isdecimal() or ch.isdigit() for ch in bare):
+        return f"the name {printable(name)!r} reads as a run id: give a name with letters"
+    return None
 
 
 def normalised(text: str) -> str:
@@ -112,13 +137,15 @@ def load_submission(
 ) -> Submission:
     """Validate ``path`` and extract a :class:`Submission`; raises :class:`SubmissionRejected`."""
     path = Path(path)
-    if name is not None and (why := name_problem(name)):
+    if name is not None and (why := run_name_problem(name)):
         raise SubmissionRejected(path, [why])
     log, samples = read_log(path, limits)
     problems = Problems(path)
     run = identify(log, problems)
-    if why := model_problem(str(log.eval.model)):
+    if why := model_problem(str(log.eval.model)) or model_name_problem(str(log.eval.model)):
         problems.add(why)
+    if name is None and (why := run_name_problem(default_name(log, run))):
+        problems.add(f"the default name: {why} (pass --name)")
     coverage = check_coverage(log, samples, run, problems, allow_subset)
     table = extract_scores(samples, run, problems)
     references = official_references(samples, run, problems)

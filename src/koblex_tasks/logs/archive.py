@@ -24,6 +24,7 @@ requeued sample under the same name; such a log is rewritten without superseded 
 from __future__ import annotations
 
 import io
+import math
 import os
 import struct
 import zipfile
@@ -90,9 +91,9 @@ def _limit(given: float | None, env: str, default: int) -> int:
         value = float(text)
     except ValueError:
         raise ValueError(f"${env}={text!r} is not a number of MiB") from None
-    if not value > 0:
+    if not (value > 0 and math.isfinite(value)):
         raise ValueError(
-            f"{env if given is None else 'the limit'} must be a positive number of MiB, got {text}"
+            f"{env if given is None else 'the limit'} must be a positive, finite number of MiB, got {text}"
         )
     return int(value * MIB)
 
