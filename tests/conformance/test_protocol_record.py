@@ -1,0 +1,51 @@
+"""The log's protocol record names every official behaviour the conformance fixtures prove, and its switch."""
+
+import pytest
+
+from koblex_tasks._inspect_compat import solver_params
+from koblex_tasks.benchmarks.koblex.protocol import SOLVER_SETTINGS, protocol_of, run_settings
+from koblex_tasks.benchmarks.koblex.spec import GENERATION, KOBLEX, PAPER_RERANKER
+from koblex_tasks.solvers.koblex.flare import flare
+from koblex_tasks.solvers.koblex.ircot import ircot
+from koblex_tasks.solvers.koblex.one_time_retrieval import one_time_retrieval
+from koblex_tasks.solvers.koblex.parser import parser
+
+TASK = {
+    "tokenizer": "official",
+    "reranker": PAPER_RERANKER,
+    "retrieval": "bm25",
+    "bm25_order": "bm25s",
+    "chat_format": "system_user",
+    "generation": GENERATION,
+}
+SOLVERS = {"parser": parser, "ircot": ircot, "flare": flare, "one_time_retrieval": one_time_retrieval}
+
+
+def test_the_paper_protocol_names_the_vllm_scripts_settings() -> None:
+    vllm = KOBLEX.paper_protocol["generation"]["system_user"]
+    assert vllm["chat_template_kwargs"] == {"enable_thinking": False}
+    assert set(vllm["seed"].values()) == {0, 1} and vllm["seed"]["tree"] == 1
+    assert "seed" not in KOBLEX.paper_protocol["generation"]["user"]  # no OpenAI call sends one
+    assert (
+        KOBLEX.paper_protocol["bm25_order"] == "bm25s"
+        and KOBLEX.paper_protocol["reranker_max_length"] is None
+    )
+
+
+@pytest.mark.parametrize(
+    ("solver", "switch"),
+    [(s, n) for s, names in SOLVER_SETTINGS.items() for n in names if n.startswith("official_")],
+)
+def test_each_kept_bug_is_the_default_and_turning_it_off_is_recorded(solver: str, switch: str) -> None:
+    defaults = solver_params(SOLVERS[solver]())
+    assert defaults[switch] is True and KOBLEX.paper_protocol[switch] is True
+    paper = protocol_of(run_settings(TASK, f"koblex_tasks/{solver}", defaults))
+    off = protocol_of(run_settings(TASK, f"koblex_tasks/{solver}", {**defaults, switch: False}))
+    assert switch not in (paper if isinstance(paper, dict) else {})
+    assert isinstance(off, dict) and off[switch] == {"value": False, "paper": True}
+
+
+def test_float64_bm25_order_is_not_the_papers() -> None:
+    assert protocol_of(run_settings({**TASK, "bm25_order": "float64"}, "koblex_tasks/parser", {})) == {
+        "bm25_order": {"value": "float64", "paper": "bm25s"}
+    }
