@@ -168,7 +168,7 @@ def _first_divergence(theirs: Any, ours: Any, context: int = 40) -> tuple[Any, A
 
 
 def compare_calls(
-    question: str, official: list[Call], bodies: list[dict[str, Any]], backend: str, stopped: bool
+    question: str, official: list[Call], bodies: list[dict[str, Any] | None], backend: str, stopped: bool
 ) -> tuple[list[list[Difference]], list[Difference]]:
     """Per official call its differences; plus calls we made that the script did not (unless it stopped)."""
     per_call = [
@@ -231,7 +231,7 @@ def compare_fixture_question(
     report: FileReport,
     fixture: Fixture,
     question: str,
-    bodies: list[dict[str, Any]],
+    bodies: list[dict[str, Any] | None],
     answer: str | None,
     provisions: list[str] | None,
     retrievals: list[OurRetrieval],

@@ -154,7 +154,9 @@ def _compare(report: FileReport, fixture: Fixture, log: EvalLog, requests: list[
             return
         if sample.error is not None and report.error is None:
             report.error = f"question {question}: {sample.error.message}"
-        bodies = [by_id.get(_request_id(e)) or {} for e in sample.events if isinstance(e, ModelEvent)]
+        bodies = [by_id.get(_request_id(e)) for e in sample.events if isinstance(e, ModelEvent)]
+        if None in bodies and report.error is None:  # a call the server never saw (a cached reply?)
+            report.error = f"question {question}: call {bodies.index(None)} did not reach the server"
         answer, provisions = _result(sample)
         retrievals = _retrievals(sample, retriever, positions, fixture)
         compare_fixture_question(report, fixture, question, bodies, answer, provisions, retrievals)
