@@ -123,6 +123,9 @@ def test_self_ask_follow_ups_retrieve_and_answer(tiny_questions: Path, tiny_corp
     assert steps[0]["intermediate_answer"] == "무기 또는 7년 이상의 징역에 처한다"  # cut at the first "."
     main_calls = model.where(lambda c: "self-ask" in c.system and c.user.startswith("Question: 배경"))
     assert all(c.config.stop_seqs == ["\nIntermediate answer:"] for c in main_calls)
+    # selfask_openai.py: the task's 0.01, 2000 tokens, no seed (IRCoT/FLARE reasoning calls use 0.0)
+    assert all(c.config.temperature == 0.01 and c.config.max_tokens == 2000 for c in model.calls)
+    assert all(c.config.seed is None for c in model.calls)
     second = next(c for c in main_calls if "강도가 상해를" in c.user and "Intermediate answer:" in c.user)
     assert (
         "Follow up: " + FOLLOW_1 + "\nIntermediate answer: 무기 또는 7년 이상의 징역에 처한다\n"

@@ -27,7 +27,7 @@ GENERATION: dict[str, dict[str, Any]] = {
             "tree": 2048,
             "reasoning": 4000,
         },
-        "seed": {"provisions": 0, "selection": 0, "answer": 0, "tree": 1, "reasoning": 0},
+        "seed": {"provisions": 0, "selection": 0, "answer": 0, "tree": 1, "reasoning": 0, "self_ask": 0},
         "chat_template_kwargs": {"enable_thinking": False},
         "top_logprobs": {"answer": 1, "tree": 1},  # vLLM's SamplingParams(logprobs=1)
     },

@@ -179,6 +179,7 @@ class MultihopMethod:
     prompt_prefix: str
     prompts: tuple[str, ...]  # loaded, and so recorded, in this order
     max_tokens: int = 4000  # per call, the official scripts' (Self-Ask: 2000)
+    stage: str = "reasoning"  # the spec's GENERATION stage of its calls (seed, temperature per chat format)
 
 
 @dataclass
@@ -191,6 +192,7 @@ class MultihopRun:
     question: str  # background + question, as the official scripts join them
     prompts: dict[str, Prompt]  # by the name after the method's prefix: "system", "step", "cb", ...
     max_tokens: int = 4000
+    stage: str = "reasoning"
 
     @classmethod
     async def start(
@@ -208,7 +210,8 @@ class MultihopRun:
             name: koblex_prompt(state, f"{method.prompt_prefix}_{name}", prompt_version)
             for name in method.prompts
         }
-        return cls(state, method.name, retrieve, official_question(state), prompts, method.max_tokens)
+        question = official_question(state)
+        return cls(state, method.name, retrieve, question, prompts, method.max_tokens, method.stage)
 
     @property
     def record(self) -> ProvisionEvidence:
@@ -220,13 +223,13 @@ class MultihopRun:
         system: str | None = "system",
         stop: list[str] | None = None,
         logprobs: bool = False,
-        stage: str = "reasoning",
     ) -> Completion:
-        """One intermediate call with the method prompt named `system` as system text (None: no system turn)."""
+        """One call of the method's stage with the method prompt named `system` as system text (None: no
+        system turn)."""
         messages: list[ChatMessage] = [ChatMessageUser(content=user)]
         if system:
             messages.insert(0, ChatMessageSystem(content=self.prompts[system].text))
-        return await self.send(messages, stage, stop=stop, logprobs=logprobs)
+        return await self.send(messages, self.stage, stop=stop, logprobs=logprobs)
 
     async def send(
         self, messages: list[ChatMessage], stage: str, stop: list[str] | None = None, logprobs: bool = False
@@ -234,7 +237,7 @@ class MultihopRun:
         """One call of `stage` (its max_tokens, seed, template arguments and temperature for the chat format)."""
         generation = Generation.of(self.state)
         chat_format = generation.chat_format
-        limit = self.max_tokens if stage == "reasoning" else generation.max_tokens.get(stage)
+        limit = self.max_tokens if stage == self.stage else generation.max_tokens.get(stage)
         config = stage_config(chat_format, stage, limit)
         if logprobs and chat_format == "system_user":
             config = config.merge(GenerateConfig(logprobs=True, top_logprobs=1))  # vLLM's logprobs=1

@@ -23,8 +23,10 @@ Deviations from the official code:
   twice, and keep at most `max_tree_nodes`. An unparsable tree becomes a single leaf: the question.
 - The OpenAI script located "So the answer is:" by character offset and used it as a token index; we cut at
   the token where the marker ends (what the vLLM script does with its tokenizer).
-- Sampling: max_tokens 4000 per call (the official value) unless the run sets max_tokens; temperature
-  and top_p 0.9 come from the task (its `chat_format`).
+- Sampling as the answering scripts: max_tokens 4000, temperature 0.0, top_p 0.9 per call unless the run
+  sets them; on vLLM also seed 0, logprobs=1 and `enable_thinking=False`. The tree call is the tree stage's
+  (vLLM: system + user turns, seed 1, 2048 tokens; OpenAI: one user message, 2000 tokens), identical to the
+  recorded official requests; the answering stage cannot be recorded (no released tree converter).
 """
 
 from inspect_ai.solver import Generate, Solver, TaskState, solver

@@ -24,7 +24,9 @@ Deviations from the official code:
 - Its loop counted only replies without a follow-up (`count < 5`), so it never ended while the model kept
   asking. `max_steps` bounds every call (default 5, the official constant).
 - Sampling: max_tokens 2000 per call (official) unless the run sets max_tokens; temperature (0.01 OpenAI,
-  0.0 vLLM) and top_p 0.9 come from the task (its `chat_format`).
+  0.0 vLLM) and top_p 0.9 come from the task (its `chat_format`); vLLM calls also send seed 0 and
+  `enable_thinking=False`, as `selfask_vllm.py` does. No request of this method can be checked against the
+  official scripts (their prompt module is empty), so none is in the conformance fixtures.
 """
 
 from inspect_ai.solver import Generate, Solver, TaskState, solver
@@ -34,7 +36,11 @@ from koblex_tasks.solvers.common import require_positive
 from koblex_tasks.solvers.koblex._multihop import SENTENCE_STOPS, MultihopMethod, MultihopRun
 
 SELF_ASK = MultihopMethod(
-    "self_ask", prompt_prefix="selfask", prompts=("system", "answer", "question"), max_tokens=2000
+    "self_ask",
+    prompt_prefix="selfask",
+    prompts=("system", "answer", "question"),
+    max_tokens=2000,
+    stage="self_ask",  # the task's temperature on both backends (0.01 OpenAI, 0.0 vLLM), vLLM seed 0
 )
 FOLLOW_UP = "Follow up:"
 FINAL = "So the final answer is:"
