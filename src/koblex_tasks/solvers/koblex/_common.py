@@ -4,7 +4,8 @@ Chat format (the task's `chat_format`, in each sample's `generation` metadata): 
 method's system prompt as a system turn and the filled template as a user turn, as the official vLLM scripts
 do; `user` sends one user message "<system>\\n\\n<template>", as the official OpenAI scripts do. Prompt version
 "v1" is the single-file wording of earlier releases (always one user message). Each call's max_tokens is its
-stage's limit (`tasks.koblex.spec.GENERATION`) unless the run sets max_tokens itself (`--max-tokens`).
+stage's limit (`benchmarks.koblex.spec.GENERATION`) unless the run sets max_tokens itself (`--max-tokens`);
+under "system_user" (the vLLM scripts) every call also sends the stage's seed and `enable_thinking=False`.
 Solvers leave the model's completion as written; the scorers extract the answer with the recorded rule.
 """
 
