@@ -246,7 +246,7 @@ def test_a_verification_is_remembered_until_a_file_changes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A warm start does not hash an unchanged entry again; any write to a file (even one that keeps its size
-    and puts its modification time back) brings the hashing back, as does a change just before a verification."""
+    and puts its modification time back) brings the hashing back, as does a change just before verifying."""
     import json
     import os
 

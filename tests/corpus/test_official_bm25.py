@@ -1,6 +1,6 @@
 """The `bm25s` ordering is bm25s': every BM25 list the official scripts recorded (`official_requests/`) and
-bm25s' own lists on synthetic corpora full of ties and short lists, ids, order and float32 scores, with the numba
-kernel and with the numpy fallback alike."""
+bm25s' own lists on synthetic corpora full of ties and short lists, ids, order and float32 scores, with the
+numba kernel and with the numpy fallback alike."""
 
 import json
 from collections.abc import Iterator
@@ -96,7 +96,7 @@ def test_bm25s_itself_on_ties_and_short_lists(seed: int, n_docs: int, k: int, ke
 
 
 def test_no_known_term_and_whole_corpus(kernel: str) -> None:
-    """No known term: bm25s ranks an all-zero array (k zero-score rows); k >= corpus size: the whole corpus."""
+    """No known term: bm25s ranks an all-zero array (k zero-score rows); k >= corpus size: all the corpus."""
     docs = [["a", "b"], ["b"], ["c", "c"], ["a"]]
     encoded = encode_with(SplitTokenizer(), [" ".join(d) for d in docs])
     index = BM25Index(

@@ -3,9 +3,10 @@
 A cache entry is a directory named by a hash of everything that determines its contents. Beside the files it
 holds `manifest.json` with that key and the SHA-256 of every file, written last: a half-written, stale or
 tampered entry (a changed, missing or extra file) fails verification and is rebuilt instead of silently giving
-wrong rankings. Hashing a 250K-paragraph entry takes most of a second, so a verification is remembered beside
-the entries (`.verified/<kind>/<key>.verified`: each file's size, mtime, ctime and inode): while they are unchanged the hashes are
-not recomputed; any write to a file changes its ctime, which no user tool can set back. Entries are built in a staging directory beside the entry and renamed into place; staging
+wrong rankings. Hashing a 250K-paragraph entry takes most of a second, so a verification is remembered outside
+the entries (`.verified/<kind>/<key>.verified`: each file's size, mtime, ctime and inode): while they are
+unchanged the hashes are not recomputed; any write to a file changes its ctime, which no user tool can set
+back. Entries are built in a staging directory beside the entry and renamed into place; staging
 directories left behind by a killed builder are removed by the next run. A cache that cannot be written (a
 read-only directory) only costs the rebuild: the value built in memory is used, with one warning.
 """
@@ -99,7 +100,7 @@ def _stat_signature(paths: list[Path]) -> list[list[int]]:
 
 
 def _verified_stamp(directory: Path) -> Path:
-    """`<cache root>/.verified/<kind>/<key>.verified`: outside the entries' folders, which hold entries only."""
+    """`<cache root>/.verified/<kind>/<key>.verified`: not in the folders that hold only entries."""
     return directory.parent.parent / VERIFIED_DIR / directory.parent.name / (directory.name + VERIFIED_SUFFIX)
 
 

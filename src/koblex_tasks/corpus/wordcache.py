@@ -6,8 +6,8 @@ has about 250K distinct words), and it depends only on the word and the tokenize
 replaced, merged with the new words, after a build that analysed any. Queries never read it: it is large.
 
 Queries have their own, small entry `kiwi-query-words/<key>`: the words queries had analysed, loaded when an
-index is opened and merged with this process' new query words when it exits. A warm start whose query words are
-all in it never constructs Kiwi (a second or more).
+index is opened and merged with this process' new query words when it exits. A warm start whose query words
+are all in it never constructs Kiwi (a second or more).
 """
 
 import atexit
@@ -108,7 +108,7 @@ _saving_lock = threading.Lock()
 
 
 def remembering_query_words(tokenizer: object, cache_dir: Path | None) -> None:
-    """Give the tokenizer the words earlier queries had analysed, and cache its new ones when the process exits."""
+    """Give the tokenizer the words earlier queries had analysed; cache its new ones when the process exits."""
     if not isinstance(tokenizer, LearnsWords):
         return
     tokenizer.known_words = load_words(tokenizer, cache_dir, "query-words")
