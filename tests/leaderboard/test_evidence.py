@@ -264,3 +264,48 @@ def test_released_replays_are_placed_by_their_outputs(seeded_db: Path) -> None:
     assert len(runs) == 10
     kinds = {r.provenance["corpus"]["kind"] for r in runs}
     assert all(k.startswith("released predictions of ") for k in kinds) and len(kinds) == 10
+
+
+def test_a_sample_recovered_without_its_store_is_still_rederived(
+    retrieving_log: str, tmp_path: Path, capsys
+) -> None:
+    """`inspect eval-retry` can bring a sample back with an empty store (simulated here on a real log): its
+    scores are re-derived from what the scores recorded, and an edited value is still refused."""
+
+    def lose_store(log: EvalLog) -> None:
+        log.samples[1].store = {}
+
+    def lose_and_edit(log: EvalLog) -> None:
+        lose_store(log)
+        log.samples[1].scores["token_f1"].value["token_f1"] = 1.0
+
+    db = tmp_path / "board.sqlite"
+    recovered = variant(Path(retrieving_log), tmp_path / "recovered.eval", lose_store)
+    assert leaderboard_main(["submit", "--db", str(db), str(recovered)]) == 0
+    edited = variant(Path(retrieving_log), tmp_path / "edited.eval", renamed(lose_and_edit, "edited"))
+    assert "token_f1: 1 stored score(s) disagree" in submit_rejected(db, edited, capsys)
+
+
+def test_a_legit_sample_run_stays_a_subset_without_its_arguments(
+    legit_shared: Path, sample_file: Path, tmp_path: Path, capsys
+) -> None:
+    """LEGIT knows its official size (300) but not its ids: fewer items is a subset whatever the header says."""
+    from koblex_tasks.tasks.legit.replay import run_verdict_replay
+
+    released = next((legit_shared / "released_verdicts").glob("*.jsonl"))
+    log = run_verdict_replay(str(released), data=str(sample_file), log_dir=str(tmp_path / "logs")).log
+
+    def no_arguments(log: EvalLog) -> None:
+        for args in (log.eval.task_args, log.eval.task_args_passed):
+            for key in list(args or {}):
+                if key not in ("rule",):
+                    args.pop(key)
+
+    bare = variant(Path(log.location), tmp_path / "bare.eval", renamed(no_arguments, "bare"))
+    db = tmp_path / "legit.sqlite"
+    err = submit_rejected(db, bare, capsys)
+    assert "of the 300 official items" in err and "a subset of the dataset" in err
+    assert leaderboard_main(["submit", "--db", str(db), "--allow-subset", str(bare)]) == 0
+    with Store(db) as store:
+        [run] = store.runs()
+    assert run.subset and "SUBSET" in run.board_label

@@ -82,6 +82,9 @@ def provision_score(
         metadata={
             "level": level,
             "gold": sorted(set(gold)),
+            "predicted": sorted(
+                set(predicted)
+            ),  # the evidence again: `inspect eval-retry` may lose the store
             "matched": sorted(set(predicted) & set(gold)),
             "n_predicted": len(set(predicted)),
             "n_gold": len(set(gold)),
@@ -101,13 +104,18 @@ def rederive(sample: EvalSample, score: Score, params: Mapping[str, Any]) -> dic
     """The values `provision_match()` gives this logged sample (None for each key when unscored)."""
     store = sample.store or {}
     gold, level = logged_gold(sample, score)
-    result = provision_score(
-        str(store.get(f"{_STORE}:method") or ""),
-        bool(store.get(f"{_STORE}:uses_retrieval", False)),
-        list(store.get(f"{_STORE}:predicted") or []),
-        gold,
-        level,
-    )
+    if f"{_STORE}:method" not in store and "predicted" in (score.metadata or {}):
+        # a sample recovered by `inspect eval-retry` can come back without its store: the score's own record
+        method, retrieves, predicted = (
+            "recorded in the score",
+            True,
+            list((score.metadata or {})["predicted"]),
+        )
+    else:
+        method = str(store.get(f"{_STORE}:method") or "")
+        retrieves = bool(store.get(f"{_STORE}:uses_retrieval", False))
+        predicted = list(store.get(f"{_STORE}:predicted") or [])
+    result = provision_score(method, retrieves, predicted, gold, level)
     if not isinstance(result.value, dict):
         return dict.fromkeys(KEYS, None)
     reference = params.get(REFERENCE_PARAM)

@@ -6,7 +6,8 @@ the whole answer (a leading `<think>` block removed), full precision. `official=
 script: prediction cut to its first 800 characters, per-item F1 rounded to 4 decimals. An empty answer
 scores 0 and is flagged (`empty_answer`), so a silent generation failure is visible in the metrics.
 
-`rederive(sample, score, params)` recomputes the values from a log with the same pure function.
+`rederive(sample, score, params)` recomputes the values from a log with the same pure function; a sample
+whose store `inspect eval-retry` lost is read with the answer rule its score recorded.
 """
 
 from collections.abc import Mapping
@@ -16,9 +17,11 @@ from typing import Any
 from inspect_ai.log import EvalSample
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer
 from inspect_ai.solver import TaskState
+from inspect_ai.util import store_as
 
+from koblex_tasks.benchmarks.koblex.evidence import AnswerRule, ProvisionEvidence
 from koblex_tasks.benchmarks.koblex.spec import KOBLEX, TOKEN_F1
-from koblex_tasks.scorers.koblex.answer import extract_answer, sample_answer
+from koblex_tasks.scorers.koblex.answer import RULE_STORE_KEY, answer_from, extract_answer, sample_answer
 from koblex_tasks.scorers.koblex.text import scored_answer
 from koblex_tasks.scorers.koblex.text import token_f1 as f1_parts
 from koblex_tasks.scorers.metrics import value_metrics
@@ -49,9 +52,15 @@ def token_f1_of(answer: str, reference: str, official: bool) -> TokenF1:
 
 def rederive(sample: EvalSample, score: Score, params: Mapping[str, Any]) -> dict[str, float | None]:
     """The values `token_f1(**params)` gives this logged sample (its completion, rule and target)."""
-    del score  # the stored score is what the caller compares with; nothing is read from it
     reference = sample.target if isinstance(sample.target, str) else "\n".join(sample.target)
-    result = token_f1_of(sample_answer(sample), reference, bool(params.get("official", False)))
+    store = sample.store or {}
+    if RULE_STORE_KEY not in store and "answer_rule" in (score.metadata or {}):
+        # a sample recovered by `inspect eval-retry` can come back without its store: the rule the score recorded
+        completion = sample.output.completion if sample.output else ""
+        answer = answer_from(completion, AnswerRule.from_dict((score.metadata or {})["answer_rule"]))
+    else:
+        answer = sample_answer(sample)
+    result = token_f1_of(answer, reference, bool(params.get("official", False)))
     return dict(result.values)
 
 
@@ -64,7 +73,12 @@ def token_f1(official: bool = False) -> Scorer:
         return Score(
             value=result.values,
             answer=result.prediction,
-            metadata={"precision": result.precision, "recall": result.recall, "official": official},
+            metadata={
+                "precision": result.precision,
+                "recall": result.recall,
+                "official": official,
+                "answer_rule": store_as(ProvisionEvidence).answer_rule,  # kept if eval-retry loses the store
+            },
             explanation="empty answer: scored 0" if result.empty else None,
         )
 
