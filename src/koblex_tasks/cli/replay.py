@@ -66,6 +66,23 @@ def detect_benchmark(file: str) -> str:
     raise DataError(file, 1, f"not a released file of any benchmark ({known}): pass --benchmark")
 
 
+class ReplayableBenchmark(click.ParamType):
+    """A registered benchmark with a replay; the choices are read when shown, so plugins registered later
+    are among them."""
+
+    name = "benchmark"
+
+    def get_metavar(self, *args: Any, **kwargs: Any) -> str:
+        return "[" + "|".join(b.name for b in replayable()) + "]"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        found = find_benchmark(str(value))
+        if found is None or found.replay is None:
+            known = ", ".join(b.name for b in replayable())
+            self.fail(f"{value!r}: not a benchmark with a replay (known: {known})", param, ctx)
+        return found.name
+
+
 REPLAY_HUB_HINT = "pass a local questions JSONL instead (--data PATH)"
 
 
@@ -83,9 +100,9 @@ REPLAY_HUB_HINT = "pass a local questions JSONL instead (--data PATH)"
 )
 @click.option(
     "--benchmark",
+    type=ReplayableBenchmark(),
     default=None,
-    help="which benchmark the file belongs to (default: detected from its first line); any registered "
-    "benchmark with a replay",
+    help="which benchmark the file belongs to (default: detected from its first line)",
 )
 @click.option("--data", default=None, help="local questions JSONL (default: the published dataset)")
 @click.option(
@@ -124,9 +141,8 @@ def replay(
     file = released_file(file)
     name = benchmark or detect_benchmark(file)
     found = find_benchmark(name)
-    if found is None or found.replay is None:
-        known = ", ".join(b.name for b in replayable())
-        raise click.UsageError(f"--benchmark {name!r}: not a benchmark with a replay (known: {known})")
+    if found is None or found.replay is None:  # pragma: no cover - detection only returns replayable ones
+        raise click.UsageError(f"no replay for benchmark {name!r}")
     if verdicts:
         if grader is not None or not found.replay.has_verdicts(_first_row(file)):
             raise click.UsageError(

@@ -31,6 +31,19 @@ PAPER_TASK = {
 }
 
 
+@pytest.fixture
+def rerank_installed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The reranker check sees torch and transformers as installed (it only asks `find_spec`), so the build-time
+    checks are tested with or without the `rerank` extra; no weights are ever loaded here."""
+    real = checks.importlib.util.find_spec
+    monkeypatch.setattr(
+        checks.importlib.util,
+        "find_spec",
+        lambda name: object() if name in ("torch", "transformers") else real(name),
+    )
+
+
+@pytest.mark.usefixtures("rerank_installed")
 def test_the_defaults_are_the_papers_protocol(
     tiny_questions: Path, tiny_corpus: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -112,6 +125,7 @@ def test_bad_arguments_fail_at_build_with_one_line(
     assert message in str(err.value) and "\n" not in str(err.value)
 
 
+@pytest.mark.usefixtures("rerank_installed")
 def test_argument_mistakes_are_reported_before_missing_reranker_weights(
     tiny_questions: Path, tiny_corpus: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -124,6 +138,7 @@ def test_argument_mistakes_are_reported_before_missing_reranker_weights(
         koblex(**base)
 
 
+@pytest.mark.usefixtures("rerank_installed")
 def test_missing_reranker_fails_in_seconds_naming_install_and_opt_out(
     tiny_questions: Path, tiny_corpus: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
