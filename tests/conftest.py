@@ -222,3 +222,28 @@ def _answer() -> ModelOutput:
     out = ModelOutput.from_content(model="m", content="Answer: 소멸한다")
     out.usage = usage_for("x", "y")
     return out
+
+
+# The fast lane (`pytest -m "not slow"`, under 2 minutes on 2 cores) leaves out what costs most: tests that need
+# the ten released files replayed into logs (a session fixture of full evals), and these modules, which run the
+# CLI in subprocesses, a local server, or a killed and retried eval. Tests mark themselves slow too.
+SLOW_FIXTURES = frozenset({"replay_logs", "seeded_db", "seeded_site"})
+SLOW_MODULES = frozenset(
+    {
+        "tests/test_errors.py",
+        "tests/tasks/koblex/test_eval_retry.py",
+        "tests/conformance/test_conformance.py",
+        "tests/solvers/koblex/test_multihop_solvers.py",
+        "tests/grid/test_grid_run.py",
+        "tests/grid/test_legit_grid.py",
+        "tests/replay/test_koblex_replay.py",
+    }
+)
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        module = item.path.resolve().relative_to(ROOT).as_posix()
+        if module in SLOW_MODULES or SLOW_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)
