@@ -109,6 +109,17 @@ def test_koblex_with_the_hub_unreachable_is_one_line(tmp_path: Path) -> None:
     assert line.startswith("KoBLEX: cannot load JihyungL/KoBLEX-koblex") and "is unreachable" in line
 
 
+def test_a_misspelt_task_argument_is_refused_for_both_tasks(
+    tiny_questions: Path, tiny_corpus: Path, tiny_legit: Path, tmp_path: Path
+) -> None:
+    """LEGIT used to drop `-T rul=official` silently and grade with the paper rule (exit 0)."""
+    legit = ["koblex_tasks/legit", "-T", f"data={tiny_legit}", "--model", "koblexmock/m"]
+    line = refused(*legit, "--model-role", "grader=koblexmock/j", "-T", "rul=official", cwd=tmp_path)
+    assert line.startswith("LEGIT: unknown task argument -T rul (did you mean 'rule'?); known: corpus,")
+    line = refused(*koblex(tiny_questions, tiny_corpus, "-T", "hop=1"), cwd=tmp_path)
+    assert line.startswith("KoBLEX: unknown task argument -T hop (did you mean 'hops'?)")
+
+
 def test_a_misspelt_task_names_ours(tmp_path: Path) -> None:
     line = refused("koblex_tasks/koblx", "--model", "koblexmock/m", cwd=tmp_path)
     assert line == (

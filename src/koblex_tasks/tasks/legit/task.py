@@ -10,6 +10,7 @@ with one line; built outside an eval, its setup step fails every sample before t
 the judge's, so no model and no judge is called; the judge role is bound to the label `replay/<evaluator>`.
 """
 
+import inspect
 from pathlib import Path
 from typing import Any
 
@@ -147,6 +148,7 @@ def legit(
     corpus_revision: str | None = STATUTE_HF_REVISION,
     tokenizer: str = "kiwi",
     reranker: str = "none",
+    **unknown: Any,
 ) -> Task:
     """LEGIT (arXiv 2512.01020): predict the judgment, scored 0-10 on the issue tree by a `grader` judge.
 
@@ -176,6 +178,7 @@ def legit(
         tokenizer: BM25 tokenizer for retrieval solvers.
         reranker: reranker for retrieval solvers.
     """
+    CHECKS.unknown_args(unknown, [p for p in inspect.signature(legit).parameters if p != "unknown"])
     preflight()
     with CHECKS.as_task_errors():
         wanted_difficulty, wanted_docs = _check_arguments(rule, difficulty, doc_ids, responses, verdicts)
