@@ -1,14 +1,16 @@
-"""No sideways page scroll at phone width, whatever a title holds: a 300-character board title with a long
-unbreakable path, measured in headless Chromium at 390 px (the ranked table scrolls inside its own frame)."""
+"""The page for a reader: no sideways scroll at phone width whatever a title holds (a 300-character title with a
+long unbreakable path, in headless Chromium at 390 px), every symbol explained, what each benchmark measures,
+titles without local paths, and the same title and count in `list`, the page and the exports."""
 
 from __future__ import annotations
 
 import dataclasses
+import json
 from pathlib import Path
 
 from koblex_tasks.leaderboard.board import Settings, Site, compute_all
 from koblex_tasks.leaderboard.site import write_site
-from koblex_tasks.leaderboard.titles import CLOSED_BOOK, board_title, corpus_phrase
+from koblex_tasks.leaderboard.titles import CLOSED_BOOK, board_title, corpus_phrase, store_titles
 from koblex_tasks.tasks import spec_for_task
 from tests.leaderboard.browser import measure
 from tests.leaderboard.fakes import legit_store
@@ -53,3 +55,17 @@ def test_titles_never_show_a_local_path_or_a_corpus_a_closed_book_board_never_re
         corpus_phrase(koblex, "full", [], [*closed, {"corpus": {"kind": "hub statute dataset"}}])
         == "full corpus"
     )
+
+
+def test_list_says_what_the_page_and_the_exports_say(tmp_path: Path) -> None:
+    """The same board title (wording and item count) in `koblex leaderboard list`, the page and the exports."""
+    store = legit_store()
+    site = compute_all(store, Settings(n_resamples=200))  # type: ignore[arg-type]
+    listed = store_titles(store)
+    index = write_site(site, tmp_path / "site")
+    exported = json.loads((tmp_path / "site" / "leaderboard.json").read_text(encoding="utf-8"))["boards"]
+    markdown = (tmp_path / "site" / "leaderboard.md").read_text(encoding="utf-8")
+    for board, export in zip(site.boards, exported, strict=True):
+        assert listed[board.key] == board.title == export["title"]
+        assert f"{board.n_items} items" in board.title and f"## {board.title}" in markdown
+        assert f">{board.title}</h2>" in index.read_text(encoding="utf-8")

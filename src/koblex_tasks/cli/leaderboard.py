@@ -346,14 +346,17 @@ def compare(
 @with_store
 def list_runs(store: Store) -> None:
     """List stored runs by board."""
+    from koblex_tasks.leaderboard.titles import store_titles
+
     runs = store.runs()
     if not runs:
         say(f"no runs in {store.path}")
+    titles = store_titles(store)  # the page's and the exports' wording and counts
     board = None
     for r in sorted(runs, key=lambda r: (r.board_key, r.run_id)):
         if r.board_key != board:
             board = r.board_key
-            say(f"\n[{r.board_label}]")
+            say(f"\n[{titles.get(r.board_key, r.board_label)}]")
         say(f"  #{r.run_id:<4} {r.name}  ({r.model}, {r.created[:10]})")
 
 

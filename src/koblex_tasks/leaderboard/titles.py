@@ -75,8 +75,12 @@ def corpus_phrase(
 
 
 def _dataset_size(spec: BenchmarkSpec, provenances: Sequence[Mapping[str, Any]]) -> int | None:
+    """What a subset is a subset of: the official split (as placement's label says: "SUBSET 6/300"), else the
+    largest dataset a run recorded (a run's own size is often the filtered one)."""
+    if spec.official_size:
+        return spec.official_size
     sizes = [int(s) for p in provenances if isinstance(s := (p.get("dataset") or {}).get("size"), int)]
-    return max(sizes) if sizes else spec.official_size
+    return max(sizes) if sizes else None
 
 
 def _file_name(value: str) -> str:
@@ -166,3 +170,24 @@ def benchmark_notes() -> list[tuple[str, str]]:
     from koblex_tasks.tasks import benchmark_specs
 
     return [(spec.title, spec.description) for spec in benchmark_specs() if spec.description]
+
+
+def store_titles(store: Any) -> dict[str, str]:
+    """Each stored board's title as the page computes it (items: the union over its runs), so `koblex
+    leaderboard list` says what the page and the exports say; a board of an unregistered benchmark is left out."""
+    from koblex_tasks.tasks import spec_for_task
+
+    by_board: dict[str, list[Any]] = {}
+    for run in store.runs():
+        by_board.setdefault(run.board_key, []).append(run)
+    keys, found = [], []
+    for key, runs in by_board.items():
+        spec = spec_for_task(runs[0].benchmark)
+        if spec is None:
+            continue
+        items = set().union(*(store.items(r.run_id) for r in runs))
+        first = runs[0]
+        provenances = [r.provenance for r in runs]
+        found.append(board_title(spec, key, first.corpus_status, len(items), first.subset, provenances))
+        keys.append(key)
+    return dict(zip(keys, distinct_titles(found, keys), strict=True))
