@@ -3,14 +3,25 @@ package is one line, exit 1, in seconds (it used to hang 900 s, or end with exit
 
 from __future__ import annotations
 
+import http.server
 import importlib.util
+import json
 import socket
+import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from inspect_ai.model import get_model
 
-from koblex_tasks.solvers.preflight import CONNECT_TIMEOUT, unreachable, url_source
+from koblex_tasks.solvers.preflight import (
+    CONNECT_TIMEOUT,
+    PreflightError,
+    check_model,
+    unreachable,
+    url_source,
+)
 from tests.cli.refusal import SECONDS, closed_port, inspect_eval
 
 OFFLINE = {"HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
@@ -88,3 +99,49 @@ def test_vllm_without_vllm_or_a_server_is_one_line(
     assert run.returncode == 1 and run.seconds < SECONDS
     assert run.line.startswith("--model vllm/Qwen/Qwen3-8B: vllm is not installed")
     assert "pip install vllm" in run.line and "VLLM_BASE_URL=" in run.line
+
+
+class Models(http.server.BaseHTTPRequestHandler):
+    """A loopback server that lists one model, as `vllm serve served-model` does, and serves nothing else."""
+
+    def do_GET(self) -> None:
+        body = json.dumps({"object": "list", "data": [{"id": "served-model"}]}).encode()
+        self.send_response(200 if self.path == "/v1/models" else 404)
+        self.send_header("Content-Type", "application/json")
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def models_url() -> Iterator[str]:
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Models)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/v1"
+    server.shutdown()
+    server.server_close()
+
+
+def test_a_server_serving_another_model_is_refused(models_url: str) -> None:
+    check_model("--model ", get_model("openai-api/local/served-model", base_url=models_url, api_key="k"))
+    with pytest.raises(PreflightError, match=r"serves served-model, not Qwen/Qwen3-8B"):
+        check_model("--model ", get_model("openai-api/local/Qwen/Qwen3-8B", base_url=models_url, api_key="k"))
+    check_model("--model ", get_model("openai/gpt-4o", base_url=models_url, api_key="k"))  # not self-hosted
+
+
+@pytest.mark.slow
+def test_the_wrong_model_for_a_running_server_is_one_line(
+    tiny_questions: Path, tiny_corpus: Path, tmp_path: Path, models_url: str
+) -> None:
+    env = {**OFFLINE, "LOCAL_BASE_URL": models_url, "LOCAL_API_KEY": "x"}
+    run = inspect_eval(
+        *koblex_args(tiny_questions, tiny_corpus), "--model", "openai-api/local/qwen", cwd=tmp_path, env=env
+    )
+    assert run.returncode == 1 and run.seconds < SECONDS
+    assert run.line == (
+        f"--model openai-api/local/qwen: the server at {models_url} serves served-model, not qwen: name one of "
+        "these in the model, or start the server with this model"
+    )

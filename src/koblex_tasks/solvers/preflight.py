@@ -4,8 +4,9 @@
 nothing listens does not fail: it hangs (a client retrying a closed port for 15 minutes) or ends with exit 0
 after a traceback. Each task calls `preflight()` when `inspect eval`/`eval()` builds it, so such a run is one
 line and exit 1 in seconds. Checked cheaply for the evaluated model and every bound role: a model is given,
-a provider that starts its own server is installed, and a base URL accepts a TCP connection within
-`CONNECT_TIMEOUT` seconds. Credentials and other providers' packages are Inspect's own check when it builds
+a provider that starts its own server is installed, a base URL accepts a TCP connection within
+`CONNECT_TIMEOUT` seconds, and a self-hosted server that lists its models (`GET /models`) serves the one
+asked for (a wrong name would fail every sample). Credentials and other providers' packages are Inspect's own check when it builds
 the model (one line, exit 1). A server that drops mid-run is Inspect's retry business.
 
 The same holds for a retrieving solver given on the command line (`--solver koblex_tasks/legit_rag`), which
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import contextvars
 import importlib.util
+import json
 import os
 import socket
 import urllib.request
@@ -97,6 +99,14 @@ def check_model(flag: str, model: Model, checked: set[str] | None = None) -> Non
             f"{flag}{name}: cannot connect to {url} ({source}): {problem}; start the server there "
             f"or point {source} at a running one"
         )
+    wanted = served_name(name)
+    served = served_models(url, getattr(model.api, "api_key", None)) if wanted else None
+    if served and wanted not in served:
+        listed = ", ".join(served[:5]) + (", ..." if len(served) > 5 else "")
+        raise PreflightError(
+            f"{flag}{name}: the server at {url} serves {listed}, not {wanted}: name one of these in the model, "
+            "or start the server with this model"
+        )
 
 
 def unreachable(url: str, timeout: float = CONNECT_TIMEOUT) -> str | None:
@@ -119,6 +129,31 @@ def unreachable(url: str, timeout: float = CONNECT_TIMEOUT) -> str | None:
         return f"unknown host '{parts.hostname}'"
     except OSError as exc:
         return (exc.strerror or str(exc)).lower()
+
+
+def served_name(name: str) -> str | None:
+    """The model id a self-hosted OpenAI-compatible server is asked for (`vllm/<id>`,
+    `openai-api/<service>/<id>`); None for other providers, whose servers list what they like."""
+    provider, _, rest = name.partition("/")
+    if provider == "vllm" and ":" not in rest:  # `base:adapter` asks for the adapter
+        return rest
+    if provider == "openai-api":
+        return rest.partition("/")[2] or None
+    return None
+
+
+def served_models(url: str, api_key: str | None, timeout: float = CONNECT_TIMEOUT) -> list[str] | None:
+    """The ids `GET <url>/models` lists (what vLLM and most OpenAI-compatible servers serve); None when the
+    server does not say (no such route, not JSON, an error): then the first request tells."""
+    request = urllib.request.Request(url.rstrip("/") + "/models")
+    if api_key:
+        request.add_header("Authorization", f"Bearer {api_key}")
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            listed = json.loads(response.read())["data"]
+        return [str(entry["id"]) for entry in listed] or None
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
 
 
 def url_source(url: str, provider: str) -> str:
