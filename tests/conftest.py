@@ -236,7 +236,7 @@ SLOW_MODULES = frozenset(
         "tests/solvers/koblex/test_multihop_solvers.py",
         "tests/grid/test_grid_run.py",
         "tests/grid/test_legit_grid.py",
-        "tests/replay/test_koblex_replay.py",
+        "tests/tasks/koblex/test_replay.py",
     }
 )
 ROOT = Path(__file__).resolve().parent.parent

@@ -8,8 +8,8 @@ from inspect_ai.log import read_eval_log
 
 from koblex_tasks.benchmarks.koblex.spec import KOBLEX
 from koblex_tasks.cli import main
-from koblex_tasks.replay.koblex import run_replay
-from koblex_tasks.replay.run import headline_means
+from koblex_tasks.tasks.koblex.replay import run_replay
+from koblex_tasks.tasks.replay import headline_means
 
 # KoBLEX paper Table 2 (GPT-4o) and the released README's reproduction: provision F1, EM, token F1 (x100).
 PUBLISHED = {
