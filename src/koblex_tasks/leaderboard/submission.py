@@ -87,7 +87,7 @@ def run_name_problem(name: str) -> str | None:
 
 
 def normalised(text: str) -> str:
-    """Text as a duplicate check compares it: NFKC, invisible format characters dropped, whitespace collapsed."""
+    """Text as the duplicate check compares it: NFKC, invisible characters dropped, whitespace collapsed."""
     text = unicodedata.normalize("NFKC", text)
     return " ".join("".join(ch for ch in text if unicodedata.category(ch) != "Cf").split())
 
@@ -158,6 +158,8 @@ def load_submission(
     placement = place(run, coverage, ev.task_args or {}, evidence)
     warnings: list[str] = []
     record = provenance(log, run, coverage, placement, table, replay, warnings)
+    if evidence.released is not None:  # which released file, by the outputs (not the header's path)
+        record["replay"] = {**(record.get("replay") or {}), "released_file": evidence.released}
     return Submission(
         log_path=str(path.resolve()),
         eval_id=ev.eval_id,

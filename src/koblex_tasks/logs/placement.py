@@ -152,15 +152,15 @@ def corpus_of(run: RunIdentity, evidence: Evidence) -> tuple[str, dict[str, Any]
     """Corpus completeness and its description.
 
     Released predictions (by their outputs) were produced on the paper's full pool: nothing of ours was
-    retrieved, so their `retrieval` metadata (the task default) is not used; they count as full. A run that
-    retrieved nothing (no sample records retrieval) is closed book. A run records the corpus it loaded
-    (`corpus` in the eval metadata: source, size, fingerprint): fewer paragraphs than the spec's full pool is
-    partial, whatever status it records. Logs written before that record existed fall back to the settings: the hub corpus
+    retrieved, so their `retrieval` metadata (the task default) is not used; they count as full. A run whose
+    samples record neither retrieval nor predicted provisions is closed book: its scores are the same whatever
+    pool was configured, so it is ranked with the full-corpus runs; provisions predicted without any recorded
+    retrieval are an unknown corpus. A run records the corpus it loaded (`corpus` in the eval metadata:
+    source, size, fingerprint): fewer paragraphs than the spec's full pool is partial, whatever status it
+    records. Logs written before that record existed fall back to the settings: the hub corpus
     (``corpus=None``) is full; a local corpus file is measured now (paragraph count and sha256), which
     describes the file as it is at submission, not necessarily as the run used it; a file that is gone is
-    unknown. A benchmark whose scores do not depend on a corpus counts as full, and so does a run whose method
-    retrieves nothing (closed book): its scores are the same whatever pool was configured, so it is ranked
-    with the full-corpus runs it is comparable with, not measured against a file it never read.
+    unknown. A benchmark whose scores do not depend on a corpus counts as full.
     """
     full_size = run.spec.full_corpus_size
     retrieval = run.metadata.get("retrieval") or {}
