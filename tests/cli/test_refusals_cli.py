@@ -72,6 +72,10 @@ def test_a_missing_model_is_its_first_line(tiny_questions: Path, tiny_corpus: Pa
     assert refused(*args, cwd=tmp_path).startswith(
         "--model hf/koblex-no-such-org/no-such-model: cannot be loaded: "
     )
+    judge = koblex(tiny_questions, tiny_corpus)
+    judge[judge.index("grader=koblexmock/j")] = "grader=hf/koblex-no-such-org/no-such-judge"
+    line = refused(*judge, cwd=tmp_path)
+    assert line.startswith("--model-role grader=hf/koblex-no-such-org/no-such-judge: cannot be loaded: ")
 
 
 def unreachable_hub(tmp_path: Path) -> dict[str, str | None]:

@@ -145,7 +145,10 @@ def model_load_line(exc: BaseException, tb: TracebackType | None) -> str | None:
     )
     if frame is None or isinstance(exc, PrerequisiteError):
         return None
-    role = frame.f_locals.get("role")
+    # a role's model is built by Inspect's `_resolve_role_model(role, model)`, which passes no role on
+    role = next(
+        (f.f_locals.get("role") for f in _frames(tb) if f.f_code.co_name == "_resolve_role_model"), None
+    )
     flag = f"--model-role {role}=" if isinstance(role, str) else "--model "
     first = next((line.strip() for line in str(exc).splitlines() if line.strip()), type(exc).__name__)
     return f"{flag}{frame.f_locals['original_model']}: cannot be loaded: {first}"
