@@ -81,11 +81,11 @@ class ReleasedFiles:
     """Finds released files for one report: in `local` (a folder) or the cache, downloading when allowed."""
 
     source: ReleasedRuns
-    grid: MethodGrid | None = None  # for `named`: which names the paper released
-    hint: str | None = None  # the way out when downloading fails (default: the grid command's options)
     local: Path | None = None
     download: bool = True
     offline: str | None = None  # why downloading failed (then no further attempt)
+    grid: MethodGrid | None = None  # for `named`: which names the paper released
+    hint: str | None = None  # the way out when downloading fails (default: the grid command's options)
 
     def find(self, method: MethodSpec, family: ModelFamily) -> Path | None:
         """The released file, or None when the paper released none under any spelling.

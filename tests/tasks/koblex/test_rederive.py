@@ -52,7 +52,7 @@ def edited_disagrees(log: EvalLog) -> None:
     assert derived["token_f1"] != score.value["token_f1"]  # type: ignore[index]
     stored = sample.scores["provision_match"].value
     if isinstance(stored, dict):  # edit the evidence: the stored value no longer follows from the log
-        gold = list(sample.metadata["gold_provisions"])
+        gold = list(sample.scores["provision_match"].metadata["gold"])  # the gold it was scored with
         edit = ["edited"] if stored["provision_em"] == 1.0 else gold
         sample.store["ProvisionEvidence:predicted"] = edit
         assert provision_rederive(sample, sample.scores["provision_match"], {}) != stored

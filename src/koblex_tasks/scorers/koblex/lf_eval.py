@@ -46,6 +46,7 @@ from koblex_tasks.benchmarks.koblex.spec import (
     LF_EVAL_SCALE,
     LF_EVAL_WEIGHTING,
 )
+from koblex_tasks.data.koblex.dataset import GoldBook
 from koblex_tasks.judge_role import GRADER_ROLE
 from koblex_tasks.scorers.judge import JudgeConfig, total_usage
 from koblex_tasks.scorers.koblex.deepeval_weighting import deepeval_weighted_score
@@ -158,6 +159,7 @@ def lf_eval(
     prompt: Variant = "deepeval",
     official: bool = False,
     weighting: Weighting | None = None,
+    gold: GoldBook | None = None,
 ) -> Scorer:
     """LF-Eval: the judge's expected 0-10 legal-fidelity score x10 (0-100); needs a bound judge role.
 
@@ -176,6 +178,8 @@ def lf_eval(
         official: judge the raw answer cut to its first 800 characters, as the paper's script did.
         weighting: "deepeval" (DeepEval's own, case for case) or "koblex" (the alternatives at the score's
             place); default the spec's for the prompt ("deepeval" for DeepEval's prompt, "koblex" for "bare").
+        gold: each item's gold provisions, by sample id (the task's `GoldBook`: the judge's Context, never seen
+            by a solver); None: the sample's metadata (old logs).
     """
     judge_config = JudgeConfig(role=model_role, temperature=temperature, max_tokens=max_tokens, cache=cache)
     if samples < 1:
@@ -212,14 +216,19 @@ def lf_eval(
                 explanation=f"LF-Eval needs a judge: bind one with --model-role {model_role}=<model>",
                 metadata=protocol,
             )
-        if "gold_provisions" not in (state.metadata or {}):
+        entry = gold.get(state.sample_id) if isinstance(gold, GoldBook) else None
+        context = (
+            list(entry.provisions) if entry is not None else (state.metadata or {}).get("gold_provisions")
+        )
+        if context is None:
             return Score.unscored(
                 reason="no_context",
-                explanation="LF-Eval needs the gold provisions (sample metadata 'gold_provisions')",
+                explanation="LF-Eval needs the gold provisions (the task's gold book)",
                 metadata=protocol,
             )
         judge = judge_config.model()
-        messages = [ChatMessageUser(content=render_prompt(prompt, template, state, target, official))]
+        rendered = render_prompt(prompt, template, state, target, official, context)
+        messages = [ChatMessageUser(content=rendered)]
         config = judge_config.generate_config(
             temperature=0.0, max_tokens=logprobs_tokens, logprobs=True, top_logprobs=top_logprobs
         )

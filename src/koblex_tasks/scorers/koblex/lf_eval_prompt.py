@@ -16,6 +16,7 @@ answer to its first 800 characters, as the paper's script did.
 """
 
 import textwrap
+from collections.abc import Sequence
 from typing import Literal
 
 from inspect_ai.scorer import Target
@@ -39,10 +40,18 @@ def judge_prompt(variant: Variant, language: Language) -> Prompt:
     return load_prompt(PROMPT_NAME, f"{PROMPT_VERSIONS[variant]}.{language}")
 
 
-def render_prompt(variant: Variant, prompt: Prompt, state: TaskState, target: Target, official: bool) -> str:
-    """The judge's user message. The caller checks `gold_provisions` is present."""
+def render_prompt(
+    variant: Variant,
+    prompt: Prompt,
+    state: TaskState,
+    target: Target,
+    official: bool,
+    context: Sequence[str] | None = None,
+) -> str:
+    """The judge's user message; `context` the gold provisions' texts (default: the sample's metadata, as old
+    logs carry them)."""
     meta = state.metadata or {}
-    provisions = [str(p) for p in meta.get("gold_provisions") or []]
+    provisions = [str(p) for p in (context if context is not None else meta.get("gold_provisions") or [])]
     answer = scored_answer(extract_answer(state), official)
     has_parts = "background" in meta and "question" in meta
     if variant == "bare":

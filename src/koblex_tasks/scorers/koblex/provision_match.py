@@ -138,8 +138,6 @@ def provision_match(gold: GoldBook | None = None) -> Scorer:
         if entry is not None:
             keys: list[str] | None = list(entry.keys)
             level = entry.identity.split(":")[0]
-            # The solver is done: the scorers after this one (LF-Eval's judge) read the gold texts here.
-            state.metadata["gold_provisions"] = list(entry.provisions)
         else:
             keys, level = gold_of(state.metadata)
         record = store_as(ProvisionEvidence)

@@ -222,7 +222,7 @@ def _scorers(official: bool, judge_args: dict[str, Any] | None, gold: GoldBook) 
     if judge_args is None:
         logger.warning(NO_JUDGE)
     else:
-        scorers.append(lf_eval(official=official, **judge_args))
+        scorers.append(lf_eval(official=official, gold=gold, **judge_args))
     return scorers
 
 
