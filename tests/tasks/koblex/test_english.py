@@ -41,6 +41,11 @@ def english(tmp_path: Path) -> tuple[Path, Path]:
     return write_english(tmp_path)
 
 
+def asked(prompt: str) -> str:
+    """The question a prompt asks (its last `Question:` line; candidates and context follow it)."""
+    return prompt.rsplit("Question:", 1)[-1].split("\n", 1)[0]
+
+
 def parametric(prompt: str) -> str:
     query = prompt.rsplit("Question:", 1)[-1]
     return next(guess for word, guess in GUESSES.items() if word in query)
@@ -83,7 +88,7 @@ def test_parser_scores_articles_and_shows_english_text(english: tuple[Path, Path
     assert thief.scores["provision_match"].value["provision_em"] == 1.0
 
     # the model saw English texts: the candidates and the answer's context, never a Korean key
-    select = next(p for p in model.of_kind("select") if "carrier" in p.rsplit("Question:", 1)[-1])
+    select = next(p for p in model.of_kind("select") if "carrier" in asked(p))
     assert f"0: {article_text(CARRIER)}" in select and CARRIER not in select
     answer = next(p for p in model.of_kind("answer") if "damages" in p.rsplit("Question:", 1)[-1])
     assert article_text(DAMAGES) in answer and DAMAGES not in answer
