@@ -8,14 +8,14 @@ optional, skipped with a message when absent):
 Corpora: the real 5,423-paragraph `koblex/statutes.jsonl`, and SYNTHETIC ones of each `--sizes` paragraphs
 recombined from it (bench/_scale_corpus.py; speed only, never quality) in `--work` (a temp dir by default).
 Every measurement runs in its own process, so each peak RSS (`ru_maxrss`) is its own, single-threaded
-(NUMBA_NUM_THREADS, OMP/MKL/OPENBLAS threads = 1); the load average is printed with every phase. For each corpus and each
-tokenizer (`official`: the paper's regex tokens; `kiwi`: Kiwi morphemes):
+(NUMBA_NUM_THREADS, OMP/MKL/OPENBLAS threads = 1); the load average is printed with every phase. For each
+corpus and each tokenizer (`official`: the paper's regex tokens; `kiwi`: Kiwi morphemes):
 
 - build:     ours from an empty cache (JSONL parse, tokenization, index, save); for kiwi also a rebuild with
              the parsed corpus and the analysed-word cache kept (a new corpus version or BM25 parameters).
-- warm:      a new process from spawn to the first answered top-100 (corpus and index from the cache; run twice,
-             so that the second start finds the first one's query words), then top-100 latency over the 226
-             KoBLEX questions (background + question, tokenization included, the default `bm25s` order), and
+- warm:      a new process from spawn to the first answered top-100 (corpus and index from the cache; run
+             twice, so that the second start finds the first one's query words), then top-100 latency over
+             the 226 KoBLEX questions (background + question, tokenization included, the `bm25s` order), and
              the memory after a 226-question ParSeR run (one `search_many` of the released GPT-4o ParSeR
              provisions per question).
 - latency:   the fair comparison, in one process: ours (both orders: `bm25s`, bm25s' own lists, and `float64`)

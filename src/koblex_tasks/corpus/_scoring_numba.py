@@ -9,6 +9,7 @@ them one sequential pass over the accumulator beats tracking touched paragraphs,
 branch the CPU cannot predict (it made summing three times slower). A pass in position order needs no tie
 test: a later paragraph with an equal score ranks below. Queries with few postings visit only the paragraphs
 they touched, recorded without a branch.
+
 `accumulate` is bm25s' dense float32 sum, for the `bm25s` ordering.
 """
 
