@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from koblex_tasks.conformance.fixtures import Call, Fixture, Retrieval
+from koblex_tasks.conformance.fixtures import Call, Fixture, Retrieval, RetrievalList
 
 PARAMS = ("temperature", "top_p", "max_tokens", "seed", "logprobs", "stop", "enable_thinking", "n")
 ABSENT = "<absent>"
@@ -193,16 +193,7 @@ def compare_result(
     return diffs
 
 
-@dataclass(frozen=True)
-class OurRetrieval:
-    """One of our BM25 calls: query, ids and scores, and the rerank when there was one."""
-
-    query: str
-    ids: list[int]
-    scores: list[float]
-    rerank_query: str | None = None
-    reranked_ids: list[int] | None = None
-    reranked_scores: list[float] | None = None
+OurRetrieval = RetrievalList  # one of our BM25 calls, in the official record's shape
 
 
 def _f32(values: Sequence[float] | None) -> list[float] | None:

@@ -33,18 +33,25 @@ class Call:
 
 
 @dataclass(frozen=True)
-class Retrieval:
-    """One recorded BM25 call (and its rerank, when the method reranks)."""
+class RetrievalList:
+    """One BM25 call as the comparison reads it (ours or the official one): query, ids and scores, and the
+    rerank when there was one."""
 
-    question_id: str
-    index: int
     query: str
-    k: int
     ids: list[int]
     scores: list[float]
     rerank_query: str | None = None
     reranked_ids: list[int] | None = None
     reranked_scores: list[float] | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Retrieval(RetrievalList):
+    """One recorded official BM25 call: its question, its place among the question's calls, its depth."""
+
+    question_id: str
+    index: int
+    k: int
 
 
 @dataclass
@@ -137,15 +144,15 @@ def read_retrievals(path: Path) -> dict[str, list[Retrieval]]:
         qid = str(row["question_id"])
         by_question.setdefault(qid, []).append(
             Retrieval(
-                qid,
-                int(row.get("retrieval_index", 0)),
                 str(row["query"]),
-                int(row["k"]),
                 [int(i) for i in row["bm25_ids"]],
                 [float(s) for s in row["bm25_scores"]],
                 row.get("rerank_query"),
                 row.get("reranked_top10_ids"),
                 row.get("reranked_top10_scores"),
+                question_id=qid,
+                index=int(row.get("retrieval_index", 0)),
+                k=int(row["k"]),
             )
         )
     for rows in by_question.values():

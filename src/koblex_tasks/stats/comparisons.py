@@ -195,6 +195,32 @@ def _compare_pairs(
     ]
 
 
+@dataclass(frozen=True)
+class _Family:
+    """How one family of comparisons is computed: the settings every comparison function takes."""
+
+    metric_kind: MetricKind
+    n_resamples: int
+    confidence: float
+    alpha: float
+    seed: int
+    higher_is_better: bool
+    n_permutations: int | None
+
+    def board_args(self) -> tuple[MetricKind, int, float, float, int]:
+        return self.metric_kind, self.n_resamples, self.confidence, self.alpha, self.seed
+
+    def compare(self, board: _Board, pairs: list[tuple[int, int]]) -> tuple[tuple[PairComparison, ...], int]:
+        """The pairs compared and Holm-adjusted as one family, and the permutations each test used."""
+        n_perm = self.n_permutations
+        if n_perm is None:
+            n_perm = family_permutations(len(pairs), self.alpha, self.n_resamples)
+        compared = _compare_pairs(
+            board, pairs, self.metric_kind, int(self.n_resamples), int(n_perm), self.confidence, self.seed
+        )
+        return _holm(compared, self.alpha), int(n_perm)
+
+
 def _holm(comparisons: list[PairComparison], alpha: float) -> tuple[PairComparison, ...]:
     """Holm over the comparisons that have a p-value; undefined ones stay unadjusted and not significant."""
     decisions = holm_where_defined([c.p_value for c in comparisons], alpha)
@@ -222,41 +248,26 @@ def all_pairs(
     difference. ``n_permutations`` defaults to :func:`multiplicity.family_permutations` for the number
     of pairs. The compact letter display uses the Holm-significant pairs.
     """
-    board = _board(matrix, names, metric_kind, n_resamples, confidence, alpha, seed)
-    return _all_pairs(
-        board, metric_kind, n_resamples, confidence, alpha, seed, higher_is_better, n_permutations
-    )
+    family = _Family(metric_kind, n_resamples, confidence, alpha, seed, higher_is_better, n_permutations)
+    return _all_pairs(_board(matrix, names, *family.board_args()), family)
 
 
-def _all_pairs(
-    board: _Board,
-    metric_kind: MetricKind,
-    n_resamples: int,
-    confidence: float,
-    alpha: float,
-    seed: int,
-    higher_is_better: bool,
-    n_permutations: int | None,
-) -> Pairwise:
-    pairs = list(combinations(range(board.x.shape[0]), 2))
-    n_perm = family_permutations(len(pairs), alpha, n_resamples) if n_permutations is None else n_permutations
-    comps = _holm(
-        _compare_pairs(board, pairs, metric_kind, int(n_resamples), int(n_perm), confidence, seed), alpha
-    )
+def _all_pairs(board: _Board, family: _Family) -> Pairwise:
+    comps, n_perm = family.compare(board, list(combinations(range(board.x.shape[0]), 2)))
     scored = [(s.name, s.mean) for s in board.systems if s.name is not None and s.mean is not None]
     letters = compact_letters(
         [name for name, _ in scored],
         [mean for _, mean in scored],
         [(c.system_a, c.system_b) for c in comps if c.significant],
-        higher_is_better=higher_is_better,
+        higher_is_better=family.higher_is_better,
     )
     return Pairwise(
-        metric_kind=metric_kind,
-        alpha=float(alpha),
-        confidence=float(confidence),
-        n_resamples=int(n_resamples),
-        n_permutations=int(n_perm),
-        seed=int(seed),
+        metric_kind=family.metric_kind,
+        alpha=float(family.alpha),
+        confidence=float(family.confidence),
+        n_resamples=int(family.n_resamples),
+        n_permutations=n_perm,
+        seed=int(family.seed),
         systems=board.systems,
         comparisons=comps,
         letters=letters,
@@ -280,41 +291,24 @@ def indistinguishable_from_best(
     A system with scored items but too few shared items to test cannot be shown worse and is kept;
     systems with no scored items are left out. Members are ordered best first.
     """
-    board = _board(matrix, names, metric_kind, n_resamples, confidence, alpha, seed)
-    return _best_set(
-        board, metric_kind, n_resamples, confidence, alpha, seed, higher_is_better, n_permutations
-    )
+    family = _Family(metric_kind, n_resamples, confidence, alpha, seed, higher_is_better, n_permutations)
+    return _best_set(_board(matrix, names, *family.board_args()), family)
 
 
-def _best_set(
-    board: _Board,
-    metric_kind: MetricKind,
-    n_resamples: int,
-    confidence: float,
-    alpha: float,
-    seed: int,
-    higher_is_better: bool,
-    n_permutations: int | None,
-) -> BestSet:
+def _best_set(board: _Board, family: _Family) -> BestSet:
     means = np.array([np.nan if s.mean is None else s.mean for s in board.systems])
     scored = np.flatnonzero(~np.isnan(means))
     if scored.size == 0:
         reason = "no systems" if not board.names else "no system has scored items"
-        return BestSet(None, (), (), float(alpha), 0, reason)
-    sign = 1.0 if higher_is_better else -1.0
+        return BestSet(None, (), (), float(family.alpha), 0, reason)
+    sign = 1.0 if family.higher_is_better else -1.0
     best = int(scored[np.argmax(sign * means[scored])])
     others = [s for s in range(len(board.names)) if s != best]
-    n_perm = (
-        family_permutations(len(others), alpha, n_resamples) if n_permutations is None else n_permutations
-    )
-    pairs = [(best, s) for s in others]
-    comps = _holm(
-        _compare_pairs(board, pairs, metric_kind, int(n_resamples), int(n_perm), confidence, seed), alpha
-    )
+    comps, n_perm = family.compare(board, [(best, s) for s in others])
     has_items = set(scored.tolist())
     keep = [best] + [s for s, c in zip(others, comps, strict=True) if not c.significant and s in has_items]
     keep.sort(key=lambda s: (-sign * means[s], s))
-    return BestSet(board.names[best], tuple(board.names[s] for s in keep), comps, float(alpha), int(n_perm))
+    return BestSet(board.names[best], tuple(board.names[s] for s in keep), comps, float(family.alpha), n_perm)
 
 
 def column_significance(
@@ -330,6 +324,6 @@ def column_significance(
     """:func:`all_pairs` and :func:`indistinguishable_from_best` of one column, equal to calling both, from
     one draw of the systems' resamples (a leaderboard column needs both; ``Pairwise.systems`` are its
     intervals)."""
-    board = _board(matrix, names, metric_kind, n_resamples, confidence, alpha, seed)
-    settings = (metric_kind, n_resamples, confidence, alpha, seed, higher_is_better, None)
-    return _all_pairs(board, *settings), _best_set(board, *settings)
+    family = _Family(metric_kind, n_resamples, confidence, alpha, seed, higher_is_better, None)
+    board = _board(matrix, names, *family.board_args())
+    return _all_pairs(board, family), _best_set(board, family)

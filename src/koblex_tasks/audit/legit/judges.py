@@ -98,6 +98,13 @@ class JudgeTable:
         return asdict(self)
 
 
+def rater_row(rater: Rater) -> dict[str, Any]:
+    """A rater as the table lists it: who, which kind and judge, how many questions and issues it labelled."""
+    issues = len(rater.labels) if rater.labels is not None else None
+    row = {"name": rater.name, "kind": rater.kind, "judge": rater.judge, "questions": len(rater.questions)}
+    return {**row, "issues": issues}
+
+
 def _figure(units: int, alpha: Any, ci: Any) -> Figure:
     reason = alpha.reason or ci.reason
     return Figure(units, alpha.value, ci.low, ci.high, reason)
@@ -225,16 +232,8 @@ def compare_raters(
         notes.append("no judged question is in the labels CSV: the lawyer figures are empty")
     if len(both) < 2:
         notes.append("rubric vs Likert needs two judge models that ran both protocols")
-    return JudgeTable(
-        raters=[{"name": r.name, "kind": r.kind, "judge": r.judge, "questions": len(r.questions),
-                 "issues": len(r.labels) if r.labels is not None else None} for r in raters],
-        pairs=pairs,
-        rubric_vs_likert=comparisons,
-        with_lawyers=with_lawyers,
-        n_boot=n_boot,
-        seed=seed,
-        notes=notes,
-    )  # fmt: skip
+    listed = [rater_row(r) for r in raters]
+    return JudgeTable(listed, pairs, comparisons, with_lawyers, n_boot, seed, notes)
 
 
 def _cell(f: Figure | None) -> str:

@@ -158,15 +158,7 @@ def validate_record(obj: dict[str, Any], where: str, line: int) -> LegitRecord:
             line,
             f"difficulty {difficulty!r} does not match {len(issues)} issues (expected {expected!r})",
         )
-    return LegitRecord(
-        doc_id=doc_id,
-        issue_id=issue_id,
-        question=question,
-        answer=answer,
-        issues=issues,
-        difficulty=difficulty,
-        line=line,
-    )
+    return LegitRecord(doc_id, issue_id, question, answer, issues, difficulty, line)
 
 
 def read_legit_file(path: str | Path) -> list[LegitRecord]:

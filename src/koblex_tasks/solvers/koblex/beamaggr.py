@@ -21,10 +21,8 @@ Deviations:
   `official_first_answer=True` restores the released behaviour.
 - The tree is built as in ProbTree (breadth-first from the first key, at most `max_tree_nodes`); the
   published scripts lack that conversion.
-- Sampling as the answering scripts: max_tokens 4000, temperature 0.0, top_p 0.9 per call unless the run
-  sets them; on vLLM also seed 0, logprobs=1 and `enable_thinking=False`. The tree call is the tree stage's
-  (vLLM: system + user turns, seed 1, 2048 tokens; OpenAI: one user message, 2000 tokens), identical to the
-  recorded official requests; the answering stage cannot be recorded (no released tree converter).
+- Sampling and the tree call are ProbTree's (see `probtree.py`): the tree stage is identical to the recorded
+  official requests; the answering stage cannot be recorded (no released tree converter).
 """
 
 from dataclasses import asdict, dataclass
