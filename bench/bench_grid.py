@@ -58,10 +58,10 @@ def run_seconds(log: EvalLog) -> float:
 def run_once(data: Path, max_tasks: int, limit: int, connections: int) -> tuple[float, float, list[float]]:
     """Seconds to build the grid's tasks, to run them (the eval set), and each run's own duration."""
     from koblex_tasks.benchmarks.koblex.methods import KOBLEX_GRID
+    from koblex_tasks.benchmarks.koblex.spec import KOBLEX
     from koblex_tasks.grid.build import build_tasks
     from koblex_tasks.grid.plan import plan_grid
     from koblex_tasks.grid.run import run_grid
-    from koblex_tasks.benchmarks.koblex.spec import KOBLEX
 
     task_args = {
         "data": str(data / "koblex" / "koblex.jsonl"),

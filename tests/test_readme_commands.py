@@ -66,13 +66,16 @@ class Block:
 def blocks() -> list[Block]:
     text = README.read_text(encoding="utf-8")
     return [
-        Block(text[: m.start()].count("\n") + 1, m.group("how"), m.group("body")) for m in BLOCK.finditer(text)
+        Block(text[: m.start()].count("\n") + 1, m.group("how"), m.group("body"))
+        for m in BLOCK.finditer(text)
     ]
 
 
 def test_every_command_block_is_marked() -> None:
     unmarked = [b.line for b in blocks() if not b.how]
-    assert not unmarked, f"README lines {unmarked}: mark each ```bash block <!-- commands: offline | needs ... -->"
+    assert not unmarked, (
+        f"README lines {unmarked}: mark each ```bash block <!-- commands: offline | needs ... -->"
+    )
     assert all(b.offline or b.how.startswith("needs ") for b in blocks() if b.how)
 
 
@@ -81,7 +84,9 @@ def _option_values(words: list[str], flag: str) -> list[str]:
 
 
 def _solver_factories() -> dict[str, object]:
-    return {name: solver for b in benchmarks() for name, solver in zip(b.solver_names, b.solvers, strict=True)}
+    return {
+        name: solver for b in benchmarks() for name, solver in zip(b.solver_names, b.solvers, strict=True)
+    }
 
 
 def check_inspect_eval(words: list[str]) -> list[str]:
@@ -126,6 +131,15 @@ def check_koblex(words: list[str]) -> list[str]:
     ]
 
 
+def _local_file(piece: str) -> bool:
+    """A word that names a data file by a path (not a placeholder such as FILE)."""
+    return (
+        "/" in piece
+        and bool(re.search(r"\.(jsonl|yaml|yml|csv|eval|json)$", piece))
+        and not PLACEHOLDER.match(piece)
+    )
+
+
 def check_paths(words: list[str], shared: Path | None, offline: bool) -> list[str]:
     problems = []
     for word in words:
@@ -133,9 +147,8 @@ def check_paths(words: list[str], shared: Path | None, offline: bool) -> list[st
             if piece.startswith(SHARED):
                 if shared is not None and not (shared / piece.removeprefix(SHARED)).exists():
                     problems.append(f"{piece} does not exist in the shared data")
-            elif offline and re.search(r"\.(jsonl|yaml|yml|csv|eval|json)$", piece) and not PLACEHOLDER.match(piece):
-                if "/" in piece and not (ROOT / piece).exists():
-                    problems.append(f"{piece}: no such file")
+            elif offline and _local_file(piece) and not (ROOT / piece).exists():
+                problems.append(f"{piece}: no such file")
     return problems
 
 
@@ -155,11 +168,22 @@ def test_every_command_names_what_exists() -> None:
 
 
 def test_the_checker_catches_mistakes() -> None:
-    assert check_inspect_eval(["inspect", "eval", "koblex_tasks/koblx"]) == ["koblex_tasks/koblx is not a registered task"]
+    assert check_inspect_eval(["inspect", "eval", "koblex_tasks/koblx"]) == [
+        "koblex_tasks/koblx is not a registered task"
+    ]
     assert check_inspect_eval(["inspect", "eval", "koblex_tasks/koblex", "-T", "hop=1"])
-    assert check_inspect_eval(["inspect", "eval", "koblex_tasks/koblex", "--solver", "koblex_tasks/ircot", "-S", "kk=3"])
-    assert check_inspect_eval(["inspect", "eval", "koblex_tasks/koblex", "--solver", "koblex_tasks/ircot", "-S", "k=3"]) == []
-    assert check_koblex(["koblex", "replay", "x.jsonl", "--offical"]) == ["koblex replay: no option --offical"]
+    assert check_inspect_eval(
+        ["inspect", "eval", "koblex_tasks/koblex", "--solver", "koblex_tasks/ircot", "-S", "kk=3"]
+    )
+    assert (
+        check_inspect_eval(
+            ["inspect", "eval", "koblex_tasks/koblex", "--solver", "koblex_tasks/ircot", "-S", "k=3"]
+        )
+        == []
+    )
+    assert check_koblex(["koblex", "replay", "x.jsonl", "--offical"]) == [
+        "koblex replay: no option --offical"
+    ]
     assert check_koblex(["koblex", "leaderboard", "bild"]) == ["koblex: no command 'bild'"]
     assert check_koblex(["koblex", "grid", "report", "logs"]) == []
     assert Block(1, "offline", "A=1 koblex replay f \\\n  --official && echo ok # note\n").commands() == [
@@ -175,11 +199,18 @@ def test_the_offline_commands_run(shared_data: Path, tmp_path: Path) -> None:
     (tmp_path / "work").mkdir()
     (tmp_path / "shared").mkdir()
     (tmp_path / "shared" / "data").symlink_to(shared_data)
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "PATH": os.environ.get("PATH", "")}
+    env = {
+        **os.environ,
+        "HF_HUB_OFFLINE": "1",
+        "HF_DATASETS_OFFLINE": "1",
+        "PATH": os.environ.get("PATH", ""),
+    }
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env['PATH']}"
     for block in [b for b in blocks() if b.offline]:
         for words in block.commands():
             if words[0] in ("pip", "python") or words[:2] == ["inspect", "view"]:
                 continue  # installing and the test suite are CI's; `inspect view` is a server
-            proc = subprocess.run(words, cwd=tmp_path / "work", env=env, capture_output=True, text=True, timeout=600)
+            proc = subprocess.run(
+                words, cwd=tmp_path / "work", env=env, capture_output=True, text=True, timeout=600
+            )
             assert proc.returncode == 0, f"README line {block.line}: {' '.join(words)}\n{proc.stderr[-2000:]}"

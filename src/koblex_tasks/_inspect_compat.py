@@ -116,6 +116,12 @@ def generate_config_sets_max_tokens(model: Model) -> bool:
     return config.max_tokens is not None or model.config.max_tokens is not None
 
 
+def run_generate_config(model: Model) -> GenerateConfig:
+    """The run's own generation settings (command line, task, model config), before any per-call config."""
+    active: GenerateConfig = active_generate_config()
+    return active.merge(model.config)
+
+
 def model_api_names() -> list[str]:
     """The providers `--model <provider>/...` accepts (every registered model API), without namespaces."""
     found = registry_find(lambda info: info.type == "modelapi")
@@ -126,9 +132,3 @@ def pending_base_url(api: object) -> str | None:
     """The server URL of a provider that connects lazily (vLLM: its `base_url` arg or `VLLM_BASE_URL`)."""
     url = getattr(api, "_init_base_url", None)
     return str(url) if url else None
-
-
-def run_generate_config(model: Model) -> GenerateConfig:
-    """The run's own generation settings (command line, task, model config), before any per-call config."""
-    active: GenerateConfig = active_generate_config()
-    return active.merge(model.config)

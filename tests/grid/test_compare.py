@@ -1,7 +1,7 @@
 """The paired verdict of a run against the released run: the engine's tests, Holm over the whole report."""
 
-from koblex_tasks.grid.compare import Settings, holm, paired_test, verdict
 from koblex_tasks.benchmarks.koblex.spec import KOBLEX
+from koblex_tasks.grid.compare import Settings, holm, paired_test, verdict
 
 F1 = KOBLEX.value("provision_f1")
 EM = KOBLEX.value("provision_em")

@@ -8,12 +8,12 @@ import pytest
 from inspect_ai.log import read_eval_log
 
 from koblex_tasks.benchmarks.koblex.methods import KOBLEX_GRID
+from koblex_tasks.benchmarks.koblex.spec import KOBLEX
 from koblex_tasks.grid import released
 from koblex_tasks.grid.logs import cells_on, log_locations, read_records, sample_table
 from koblex_tasks.grid.page import html_page
 from koblex_tasks.grid.report import build_report
 from koblex_tasks.scorers.metrics import metric_values
-from koblex_tasks.benchmarks.koblex.spec import KOBLEX
 from tests.grid.conftest import LIMIT, ResumedGrid, koblex_cli, methods_of
 
 RELEASED_NAME = {

@@ -5,10 +5,10 @@ from pathlib import Path
 from inspect_ai.log import read_eval_log
 
 from koblex_tasks.benchmarks.legit.methods import LEGIT_GRID
+from koblex_tasks.benchmarks.legit.spec import LEGIT
 from koblex_tasks.grid.logs import log_locations, read_records
 from koblex_tasks.grid.report import build_report
 from koblex_tasks.scorers.metrics import metric_values
-from koblex_tasks.benchmarks.legit.spec import LEGIT
 from tests.grid.conftest import koblex_cli
 
 

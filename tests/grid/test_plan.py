@@ -5,12 +5,12 @@ from inspect_ai.util import registry_info
 
 import koblex_tasks._registry  # noqa: F401  (registers the solvers)
 from koblex_tasks.benchmarks.koblex.methods import KOBLEX_GRID
+from koblex_tasks.benchmarks.koblex.spec import KOBLEX
 from koblex_tasks.benchmarks.legit.methods import LEGIT_GRID
+from koblex_tasks.benchmarks.legit.spec import LEGIT
 from koblex_tasks.grid.plan import grid_for, match_family, plan_grid, select_methods, solver_overrides
 from koblex_tasks.grid.released import candidate_names
 from koblex_tasks.spec import MethodGrid, MethodSpec, ModelFamily
-from koblex_tasks.benchmarks.koblex.spec import KOBLEX
-from koblex_tasks.benchmarks.legit.spec import LEGIT
 
 # Table 2's methods in order, each with how the paper's released files spell it.
 TABLE_2 = {

@@ -12,13 +12,13 @@ from inspect_ai.model import ChatMessage, ChatMessageSystem, GenerateConfig, Mod
 from koblex_tasks import hub
 from koblex_tasks.benchmarks.koblex.protocol import protocol_of, run_settings
 from koblex_tasks.benchmarks.koblex.spec import GENERATION, KOBLEX, PAPER_RERANKER
+from koblex_tasks.errors import SetupError
 from koblex_tasks.hub import HubUnavailableError, load_hub_rows
 from koblex_tasks.prompts import load_prompt
 from koblex_tasks.providers.koblexmock import scripted_reply, usage_for
 from koblex_tasks.solvers.koblex.parser import parser
 from koblex_tasks.solvers.koblex.standard_prompting import standard_prompting
 from koblex_tasks.tasks.koblex import checks
-from koblex_tasks.errors import SetupError
 from koblex_tasks.tasks.koblex.task import koblex
 from tests.inspect_cli import inspect_eval_cli
 

@@ -22,7 +22,10 @@ from tests.legit_helpers import CountingModel, ScriptedJudge
             "LEGIT: difficulty='esay' is not one of easy, medium, hard (did you mean 'easy'?)",
         ),
         ({"difficulty": ["hard", "meduim"]}, "did you mean 'medium'?"),
-        ({"rule": "oficial"}, "LEGIT: rule='oficial' is not one of paper, official (did you mean 'official'?)"),
+        (
+            {"rule": "oficial"},
+            "LEGIT: rule='oficial' is not one of paper, official (did you mean 'official'?)",
+        ),
         ({"rule": "lenient"}, "LEGIT: rule='lenient' is not one of paper, official"),
         ({"doc_ids": [True]}, "doc_ids must be a string or a list of strings"),
         ({"judge_retries": -1}, "retries must be >= 0"),
