@@ -25,7 +25,9 @@ from inspect_ai.util import registry_create
 from koblex_tasks._inspect_compat import set_model_roles
 from koblex_tasks.grid.plan import PlannedRun
 from koblex_tasks.judge_role import ROLES_SET_BY_BUILDER
+from koblex_tasks.solvers.preflight import check_model
 from koblex_tasks.spec import BenchmarkSpec, MethodGrid
+from koblex_tasks.tasks.concurrency import connection_config
 
 GRID_METADATA_KEY = "grid"
 T = TypeVar("T")
@@ -73,10 +75,16 @@ def build_task(spec: BenchmarkSpec, grid: MethodGrid, run: PlannedRun) -> Task:
         "method": run.method.key,
         GRID_METADATA_KEY: grid_metadata(grid, run),
     }
-    return task_with(built, model=run.model, metadata=metadata)
+    model = get_model(run.model)
+    return task_with(built, model=model, metadata=metadata, config=connection_config(built.config, model))
 
 
 def build_tasks(
     spec: BenchmarkSpec, grid: MethodGrid, runs: Sequence[PlannedRun], roles: Roles
 ) -> list[Task]:
+    """Every run's task; each model the grid evaluates is checked first (the tasks' own preflight checks the
+    judge roles: the grid builds them before any eval makes a model active)."""
+    checked: set[str] = set()
+    for model in dict.fromkeys(run.model for run in runs):
+        check_model("--model ", get_model(model), checked)
     return with_roles(roles, lambda: [build_task(spec, grid, run) for run in runs])

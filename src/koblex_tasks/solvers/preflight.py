@@ -32,7 +32,7 @@ from koblex_tasks._inspect_compat import active_model, pending_base_url
 from koblex_tasks.corpus.retriever import RetrieverSettings, get_retriever
 from koblex_tasks.errors import DataError, SetupError
 from koblex_tasks.hub import HubUnavailableError
-from koblex_tasks.judge_role import built_by_eval
+from koblex_tasks.judge_role import ROLES_SET_BY_BUILDER, built_by_eval
 
 CONNECT_TIMEOUT = 3.0
 NO_MODEL = "none/none"  # what Inspect builds for an eval without --model (it fails on the first call)
@@ -55,13 +55,14 @@ def preflight() -> None:
     if not built_by_eval():
         return
     checked: set[str] = set()
-    for flag, model in _run_models():
+    # A builder that set the roles itself (the grid) builds before any eval: its models are its own to check.
+    for flag, model in _run_models(evaluated=not ROLES_SET_BY_BUILDER.get()):
         check_model(flag, model, checked)
 
 
-def _run_models() -> Iterator[tuple[str, Model]]:
+def _run_models(evaluated: bool = True) -> Iterator[tuple[str, Model]]:
     """(the option that gave it, model) for the evaluated model and each bound role."""
-    model = active_model()
+    model = active_model() if evaluated else None
     if model is not None:
         yield "--model ", model
     for role, bound in model_roles().items():

@@ -48,6 +48,7 @@ from koblex_tasks.solvers.discovery import retrieves as solver_retrieves
 from koblex_tasks.solvers.koblex._common import CHAT_FORMATS, GENERATION_METADATA_KEY, ChatFormat
 from koblex_tasks.solvers.koblex.parser import parser
 from koblex_tasks.solvers.preflight import preflight
+from koblex_tasks.tasks.concurrency import connection_config
 from koblex_tasks.tasks.koblex.checks import CHECKS, check_hops, check_reranker
 
 TASK_VERSION = KOBLEX.version
@@ -174,7 +175,9 @@ def koblex(
         solver=solver or parser(),
         scorer=_scorers(official, judge_args if use_judge else None, gold_book(questions, lang, identity)),
         # temperature and top_p of the official scripts; max_tokens is set per call (stage) by the solvers.
-        config=GenerateConfig(temperature=generation["temperature"], top_p=generation["top_p"]),
+        config=connection_config(
+            GenerateConfig(temperature=generation["temperature"], top_p=generation["top_p"])
+        ),
         version=TASK_VERSION,
         metadata={
             "benchmark": KOBLEX.name,

@@ -38,6 +38,7 @@ from koblex_tasks.solvers.legit.predict import legit_predict
 from koblex_tasks.solvers.legit.verdicts import legit_verdicts
 from koblex_tasks.solvers.preflight import note_task_retrieval, preflight
 from koblex_tasks.tasks.checks import ArgumentChecks
+from koblex_tasks.tasks.concurrency import connection_config
 
 TASK_VERSION = LEGIT.version
 CHECKS = ArgumentChecks(LEGIT.title)
@@ -228,7 +229,7 @@ def legit(
         setup=require_grader(NO_GRADER_MESSAGE, LEGIT.judge_role, expected=expected_judge),
         solver=solver or (legit_verdicts(replayed.path) if replayed is not None else legit_predict()),
         scorer=scorers,
-        config=GenerateConfig(),
+        config=connection_config(GenerateConfig()),
         model_roles={LEGIT.judge_role: _replayed_judge(replayed)} if replayed is not None else None,
         version=TASK_VERSION,
         metadata={
