@@ -99,7 +99,7 @@ TOKEN_F1 = ScorerSpec(
         ),
     ),
 )
-# LF-Eval's re-derivation rules (task version 1.0.0), never read from the log being checked: DeepEval's 1%
+# LF-Eval's re-derivation rules (task version 1.1.0), never read from the log being checked: DeepEval's 1%
 # cut on alternatives, the judge's 0-10 score reported x10, and the weighting per judge prompt (DeepEval's
 # own for its JSON prompt, ours for the bare one, which DeepEval cannot read). A log declaring others is refused.
 LF_EVAL_MIN_PROB = 0.01
@@ -122,7 +122,11 @@ KOBLEX = BenchmarkSpec(
         "reference answer; LF-Eval is a judge model's 0-100 grade of the answer (the paper's DeepEval G-Eval prompt)."
     ),
     task="koblex_tasks/koblex",
-    version="1.0.0",
+    # 1.1.0: the paper's protocol request for request (enable_thinking, seeds, the kept official behaviours),
+    # LF-Eval as DeepEval weighs it, gold provisions out of the samples. 1.0.0 logs are still read: their
+    # deterministic scores re-derive unchanged; an LF-Eval column of theirs needs re-scoring.
+    version="1.1.0",
+    accepted_versions=("1.0.0", "1.1.0"),
     scorers=(PROVISION_MATCH, TOKEN_F1, LF_EVAL),
     # The number of gold provisions (the paper's 55/125/46 split), not the file's own `n_hops`.
     stratum=StratumSpec("hop_count", "hops", name_template="hop{group_name}"),

@@ -48,7 +48,9 @@ LEGIT = BenchmarkSpec(
         "final order."
     ),
     task="koblex_tasks/legit",
-    version="1.0.0",
+    # 1.1.0: the Likert judge column, the official scripts' judge temperature under official_script.
+    version="1.1.0",
+    accepted_versions=("1.0.0", "1.1.0"),
     scorers=(LEGIT_RUBRIC, LEGIT_LIKERT),
     stratum=StratumSpec("difficulty", "difficulty", order=DIFFICULTIES, strata_mean_label="difficulty_mean"),
     headline=("legit_score", "final_order", "coverage", "correctness"),

@@ -92,7 +92,7 @@ async def _sample_replies(
 
 def spec_rules(variant: Any) -> Rules:
     """The rules a re-derivation applies to a score of this judge prompt: the spec's, for task version
-    1.0.0 (`LF_EVAL_WEIGHTING`, `LF_EVAL_MIN_PROB`, `LF_EVAL_SCALE`)."""
+    1.1.0 (`LF_EVAL_WEIGHTING`, `LF_EVAL_MIN_PROB`, `LF_EVAL_SCALE`)."""
     if variant not in LF_EVAL_WEIGHTING:
         raise RederivationRefused(f"unknown LF-Eval judge prompt {variant!r}")
     return Rules(cast(Weighting, LF_EVAL_WEIGHTING[variant]), LF_EVAL_MIN_PROB, LF_EVAL_SCALE)
