@@ -240,7 +240,9 @@ def test_parser_against_openai_compatible_server(
     hub_offline, provider: str, tiny_questions: Path, tiny_corpus: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     pytest.importorskip("openai", reason="inspect's vllm/ and openai-api/ providers need the openai package")
-    served = "Qwen/Qwen3-8B"
+    # Inspect's vllm/ provider keeps one server URL per model name for the whole process, so this test's model
+    # name is its own (another test's vLLM server may have been the first for "Qwen/Qwen3-8B")
+    served = "Qwen/Qwen3-8B" if provider == "openai-api" else "koblex-tests/live-paths-qwen3"
     with FakeOpenAIServer(served) as server:
         if provider == "vllm":  # what users do to reuse a running `vllm serve`
             monkeypatch.setenv("VLLM_BASE_URL", server.base_url)
