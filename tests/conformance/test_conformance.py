@@ -86,15 +86,6 @@ OTHER_QUESTIONS = {
     "h1": ("운송인이 운송물을 인도하였다.", "수하인의 채권은 언제 소멸하는가?", [1]),
     "h2": ("강도가 사람을 상해하였다.", "절도가 폭행 또는 협박한 때에는 어떻게 처벌되는가?", [2, 3]),
 }
-VLLM_PARAMS = {
-    "temperature": 0.0,
-    "top_p": 0.9,
-    "max_tokens": 4000,
-    "seed": 0,
-    "logprobs": 1,
-    "enable_thinking": False,
-}
-OPENAI_PARAMS = {"temperature": 0.01, "top_p": 0.9, "max_tokens": 2000}
 
 
 @pytest.fixture
