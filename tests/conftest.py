@@ -237,6 +237,11 @@ SLOW_MODULES = frozenset(
         "tests/grid/test_grid_run.py",
         "tests/grid/test_legit_grid.py",
         "tests/tasks/koblex/test_replay.py",
+        "tests/tasks/koblex/test_rederive.py",  # replays released files through the task
+        "tests/leaderboard/test_recovered.py",  # kills a run and retries it
+        "tests/conformance/test_live_protocol.py",  # a local server and a vLLM-protocol eval
+        "tests/cli/test_replay_released_name.py",  # a full released-file replay
+        "tests/corpus/test_reference.py",  # brute-force BM25 over the whole shared corpus
     }
 )
 ROOT = Path(__file__).resolve().parent.parent
