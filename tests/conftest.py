@@ -39,7 +39,8 @@ def shared_data() -> Path:
     root = os.environ.get(SHARED_ENV)
     if not root:
         pytest.skip(f"{SHARED_ENV} is not set: point it at shared/data to run the real-data tests")
-    path = Path(root).resolve()  # CI passes it relative (../shared/data): tests that change folder still find it
+    # CI passes it relative (../shared/data): resolved, so tests that change folder still find it
+    path = Path(root).resolve()
     if not (path / "koblex" / "koblex.jsonl").is_file():
         pytest.skip(f"{SHARED_ENV}={root} does not contain koblex/koblex.jsonl")
     return path
