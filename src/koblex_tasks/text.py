@@ -14,7 +14,9 @@ is that long, and the id is stored and shown in full.
 
 from __future__ import annotations
 
+import difflib
 import unicodedata
+from collections.abc import Iterable
 from html import escape
 from typing import Any
 
@@ -83,3 +85,14 @@ def md_cell(value: Any) -> str:
     newline cannot break the table)."""
     text = "" if value is None else str(value)
     return escape(text, quote=False).replace("|", "\\|").replace("\n", " ")
+
+
+def closest(value: object, choices: Iterable[str], cutoff: float = 0.6) -> str | None:
+    """The choice closest to a misspelt `value` (`difflib`), None when none is close enough."""
+    found = difflib.get_close_matches(str(value), list(choices), n=1, cutoff=cutoff)
+    return found[0] if found else None
+
+
+def did_you_mean(close: str | None) -> str:
+    """' (did you mean 'x'?)' for a close match, '' for none: the hint every refusal appends."""
+    return f" (did you mean '{close}'?)" if close else ""

@@ -12,7 +12,6 @@ goes to Inspect's hook unchanged; the process exits 1.
 
 from __future__ import annotations
 
-import difflib
 import inspect
 import re
 import sys
@@ -22,6 +21,7 @@ from typing import Any
 
 from koblex_tasks._inspect_compat import INSPECT_EXCEPTHOOK_MODULE, PrerequisiteError, model_api_names
 from koblex_tasks.errors import SetupError
+from koblex_tasks.text import closest, did_you_mean
 
 UNKNOWN_SOLVER = re.compile(r"Unknown solver (\S+) \(not registered")
 UNEXPECTED_ARGUMENT = re.compile(r"(\w+)\(\) got an unexpected keyword argument '(\w+)'")
@@ -56,22 +56,13 @@ def unknown_solver_line(exc: BaseException, known: Sequence[str] | None = None) 
     names = list(known) if known is not None else registered_solver_names()
     name = found.group(1)
     bare = name.removeprefix(NAMESPACE)
-    close = difflib.get_close_matches(bare, names, n=1, cutoff=0.6)
-    if not close and not name.startswith(NAMESPACE):
+    close = closest(bare, names)
+    if close is None and not name.startswith(NAMESPACE):
         return None
-    hint = f" (did you mean '{NAMESPACE}{close[0]}'?)" if close else ""
+    hint = did_you_mean(f"{NAMESPACE}{close}" if close else None)
     return (
         f"--solver {name} is not a registered solver{hint}; {NAMESPACE}<name> with one of: {', '.join(names)}"
     )
-
-
-def _close(name: str, names: Sequence[str], cutoff: float = 0.6) -> str | None:
-    found = difflib.get_close_matches(name, names, n=1, cutoff=cutoff)
-    return found[0] if found else None
-
-
-def _did_you_mean(close: str | None) -> str:
-    return f" (did you mean '{close}'?)" if close else ""
 
 
 def _our_solvers() -> dict[str, Callable[..., Any]]:
@@ -94,7 +85,7 @@ def solver_argument_line(
         return None
     params = [p for p in inspect.signature(factory).parameters if p not in ("args", "kwargs")]
     return (
-        f"-S {argument}: {NAMESPACE}{name} has no parameter '{argument}'{_did_you_mean(_close(argument, params))}; "
+        f"-S {argument}: {NAMESPACE}{name} has no parameter '{argument}'{did_you_mean(closest(argument, params))}; "
         f"its parameters: {', '.join(params)}"
     )
 
@@ -107,7 +98,7 @@ def provider_line(exc: BaseException, known: Sequence[str] | None = None) -> str
     unknown = UNKNOWN_PROVIDER.match(str(exc))
     if unknown is not None:
         api, model = unknown.groups()
-        close = _close(api, names)
+        close = closest(api, names)
         hint = f" (did you mean '{model.replace(api, close, 1)}'?)" if close else ""
         return f"--model {model}: no provider '{api}' is installed{hint}; installed: {', '.join(names)}"
     bare = BARE_MODEL.match(str(exc))
@@ -132,9 +123,9 @@ def task_line(exc: BaseException, argv: Sequence[str] | None = None) -> str | No
         a for i, a in enumerate(args) if not a.startswith("-") and (i == 0 or not args[i - 1].startswith("-"))
     ]
     for name in given:
-        close = _close(name, ours, cutoff=0.75)
+        close = closest(name, ours, cutoff=0.75)
         if close is not None or name.startswith(NAMESPACE):
-            return f"{name} is not a task{_did_you_mean(close)}; ours: {', '.join(ours)}"
+            return f"{name} is not a task{did_you_mean(close)}; ours: {', '.join(ours)}"
     return None
 
 

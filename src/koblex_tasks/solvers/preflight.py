@@ -70,6 +70,11 @@ def _run_models(evaluated: bool = True) -> Iterator[tuple[str, Model]]:
             yield f"--model-role {role}=", each
 
 
+def server_url(model: Model) -> str | None:
+    """The server a model talks to: its base URL, or the one a lazily connecting provider (vLLM) will use."""
+    return getattr(model.api, "base_url", None) or pending_base_url(model.api)
+
+
 def check_model(flag: str, model: Model, checked: set[str] | None = None) -> None:
     """One model: given at all, its server startable or its base URL reachable (each URL tried once)."""
     name = str(model)
@@ -79,7 +84,7 @@ def check_model(flag: str, model: Model, checked: set[str] | None = None) -> Non
             "koblexmock/x for a mock run that calls no model), or set INSPECT_EVAL_MODEL"
         )
     provider = name.split("/", 1)[0]
-    url = getattr(model.api, "base_url", None) or pending_base_url(model.api)
+    url = server_url(model)
     if url is None and provider in SELF_SERVING:
         package, variable = SELF_SERVING[provider]
         url = os.environ.get(variable)

@@ -7,7 +7,6 @@ closest known one (`difflib`). A malformed data file keeps its file and line (`T
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Collection, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -15,6 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from koblex_tasks.errors import DataError, SetupError
+from koblex_tasks.text import closest
+from koblex_tasks.text import did_you_mean as hint
 
 
 class TaskArgumentError(SetupError):
@@ -31,8 +32,7 @@ class TaskDataError(TaskArgumentError, DataError):
 
 def did_you_mean(value: object, choices: Iterable[str]) -> str:
     """' (did you mean 'x'?)' for the closest choice, or '' when none is close."""
-    close = difflib.get_close_matches(str(value), list(choices), n=1, cutoff=0.6)
-    return f" (did you mean {close[0]!r}?)" if close else ""
+    return hint(closest(value, choices))
 
 
 @dataclass(frozen=True)

@@ -16,12 +16,12 @@ from urllib.parse import urlsplit
 
 from inspect_ai.model import GenerateConfig, Model
 
-from koblex_tasks._inspect_compat import active_model, pending_base_url
+from koblex_tasks._inspect_compat import active_model
+from koblex_tasks.solvers.preflight import SELF_SERVING, server_url
 
 LOCAL_SERVER_CONNECTIONS = (
     512  # >= 2 x 226: both of a question's selection calls for every question in flight
 )
-SELF_SERVING = ("vllm", "sglang")  # providers that start (or reuse) a server of their own
 
 
 def local_host(url: str | None) -> bool:
@@ -41,9 +41,9 @@ def local_host(url: str | None) -> bool:
 def serves_locally(model: Model | None) -> bool:
     if model is None:
         return False
-    if str(model).split("/", 1)[0] in SELF_SERVING:
+    if str(model).split("/", 1)[0] in SELF_SERVING:  # providers that start (or reuse) a server of their own
         return True
-    return local_host(getattr(model.api, "base_url", None) or pending_base_url(model.api))
+    return local_host(server_url(model))
 
 
 def connection_config(config: GenerateConfig, model: Model | None = None) -> GenerateConfig:
