@@ -121,8 +121,9 @@ def koblex(
     """
     _check_arguments(unknown, lang, tokenizer, retrieval, chat_format, data, corpus)
     preflight()
-    solver_name, solver_args = _solver_identity(solver)
-    retrieves = solver_retrieves(solver or parser())
+    built = solver or parser()  # the method the task runs (a --solver on the command line replaces it later)
+    solver_name, solver_args = _solver_identity(built)
+    retrieves = solver_retrieves(built)
     questions = _load_questions(data, lang, revision)
     wanted = check_hops(hops, hop_counts(questions.records))
     if retrieves:  # after the arguments: the weights are the environment's problem, not a typo's
@@ -172,7 +173,7 @@ def koblex(
     }
     return Task(
         dataset=dataset,
-        solver=solver or parser(),
+        solver=built,
         scorer=_scorers(official, judge_args if use_judge else None, gold_book(questions, lang, identity)),
         # temperature and top_p of the official scripts; max_tokens is set per call (stage) by the solvers.
         config=connection_config(
@@ -229,9 +230,8 @@ def _scorers(official: bool, judge_args: dict[str, Any] | None, gold: GoldBook) 
     return scorers
 
 
-def _solver_identity(solver: Solver | None) -> tuple[str, dict[str, Any]]:
+def _solver_identity(built: Solver) -> tuple[str, dict[str, Any]]:
     """Registry name and arguments (defaults included) of the solver the task is built with."""
-    built = solver or parser()
     name = registry_name(built)
     return ("unregistered", {}) if name is None else (name, solver_params(built))
 
