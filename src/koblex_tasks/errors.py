@@ -1,5 +1,5 @@
-"""Errors that name the file and line a bad input came from, so users can fix their data, and the one-line
-refusal of a run that cannot start.
+"""Errors that name the file and line a bad input came from, so users can fix their data, the one-line
+refusal of a run that cannot start, and the refusal of a logged score that declares another protocol.
 
 The bottom layer: it imports nothing (not even Inspect, so the corpus path stays light). Inspect's CLI shows a
 `SetupError` as its message alone through the hook in `koblex_tasks.cli.refusals`.
@@ -27,3 +27,8 @@ class SetupError(ValueError):
 
     def __str__(self) -> str:
         return str(self.message)
+
+
+class RederivationRefused(ValueError):
+    """A logged score whose declared protocol is not the spec's (another rule, prompt or judging mode): its
+    re-derivation refuses it, and the leaderboard reports this message as the reason, not as a missing record."""

@@ -7,8 +7,9 @@ completion and the recorded evidence for deterministic scorers, from the recorde
 logprobs for judge scorers (no model is called). A value that differs from the stored one by more than
 `REL_TOLERANCE` (relative), or that is unscored on one side only, refuses the log, listing the first samples.
 
-A judge score whose record is missing (or yields no value) cannot be re-derived and is refused with
-"no judge record: cannot re-derive": logs written before judge records existed go on the leaderboard only
+A score whose record declares another protocol than the spec's (a re-derivation raises
+`errors.RederivationRefused`) is refused with that reason. A judge score whose record is missing (or yields no
+value) cannot be re-derived and is refused with "no judge record: cannot re-derive": logs written before judge records existed go on the leaderboard only
 after re-scoring. A scorer argument that contradicts the task argument or the scoring variant
 (`BenchmarkSpec.variants`) of the same name (e.g. LEGIT's `rule`) is refused too, so a board's scoring
 variant is the one the scores were computed with. A scorer whose benchmark declares no function (one that
@@ -24,6 +25,7 @@ from typing import Any
 
 from inspect_ai.log import EvalLog, EvalSample
 
+from koblex_tasks.errors import RederivationRefused
 from koblex_tasks.logs.identity import RunIdentity
 from koblex_tasks.logs.references import REFERENCE_PARAM
 from koblex_tasks.logs.rejection import Problems
@@ -65,6 +67,7 @@ class _Findings:
     differ_ids: list[str] = field(default_factory=list)
     unrecorded: list[str] = field(default_factory=list)  # sample ids whose judge record is missing
     failed: list[str] = field(default_factory=list)  # "'id': why"
+    refused: list[str] = field(default_factory=list)  # "'id': the refusal's reason"
 
     def compare(
         self, sid: str, epoch: int, stored: Mapping[str, float | None], derived: Mapping[str, Any]
@@ -99,6 +102,10 @@ def _report(scorer: ScorerSpec, found: _Findings, problems: Problems) -> None:
                 f"{scorer.name}: {NO_RECORD} {_ids(found.unrecorded)} (a judge score counts only with the judge's "
                 "record in the log; re-score logs written before records existed)"
             )
+        )
+    if found.refused:
+        problems.add(
+            printable(f"{scorer.name}: {len(found.refused)} score(s) refused, e.g. {found.refused[0]}")
         )
     if found.failed:
         problems.add(
@@ -144,6 +151,9 @@ def _rederive_scorer(
             derived = fn(sample, score, given)
             if not isinstance(derived, Mapping):
                 raise TypeError(f"{hook_name(fn)} returned {type(derived).__name__}, not a mapping")
+        except RederivationRefused as exc:  # the record declares another protocol than the spec's
+            found.refused.append(f"{sid!r}: {exc}")
+            continue
         except Exception as exc:  # a malformed record: the scorer's own code cannot read it
             if scorer.judge:
                 found.unrecorded.append(sid)

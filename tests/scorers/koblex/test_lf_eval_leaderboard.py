@@ -42,5 +42,10 @@ def test_a_log_declaring_its_own_min_prob_is_refused(
         Path(judged_log), tmp_path / "forged.eval", declaring(where, min_prob, f"forged-{where}")
     )
     err = submit_rejected(db, forged, capsys, "--allow-subset")
-    assert f"lf_eval: {NO_RECORD} 2 sample(s): 'q1', 'q2'" in err
+    where_named = {"record": "score record", "options": "scorer arguments"}[where]
+    assert (
+        f"lf_eval: 2 score(s) refused, e.g. 'q1': LF-Eval min_prob={min_prob!r} in the {where_named}; "
+        "the spec's rule is 0.01" in err
+    ), err
+    assert NO_RECORD not in err  # the refusal's own reason, not a missing record
     assert leaderboard_main(["submit", "--db", str(db), "--allow-subset", judged_log]) == 0

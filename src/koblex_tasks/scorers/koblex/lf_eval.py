@@ -47,6 +47,7 @@ from koblex_tasks.benchmarks.koblex.spec import (
     LF_EVAL_WEIGHTING,
 )
 from koblex_tasks.data.koblex.dataset import GoldBook
+from koblex_tasks.errors import RederivationRefused
 from koblex_tasks.judge_role import GRADER_ROLE
 from koblex_tasks.scorers.judge import JudgeConfig, total_usage
 from koblex_tasks.scorers.koblex.deepeval_weighting import deepeval_weighted_score
@@ -71,10 +72,6 @@ __all__ = [
 # (room for one leading whitespace token plus "1" "0" on digit-splitting tokenizers).
 MAX_TOKENS: dict[Variant, tuple[int, int]] = {"deepeval": (1024, 1024), "bare": (3, 16)}
 SAMPLED_TEMPERATURE = 1.0
-
-
-class RederivationRefused(ValueError):
-    """A logged LF-Eval score whose declared protocol is not the spec's: the leaderboard refuses the log."""
 
 
 async def _sample_replies(
@@ -124,7 +121,7 @@ def rederive(sample: EvalSample, score: Score, params: Mapping[str, Any]) -> dic
     `params` are the scorer's logged arguments (the leaderboard passes them). A log whose scorer arguments or
     score record declare another `min_prob`, scale or weighting, or a recorded protocol that contradicts
     `params` (`prompt` — `judge_prompt` as a task argument — or `official`, when given), raises
-    `RederivationRefused`, which the leaderboard reports as a score it cannot re-derive. A score without a
+    `RederivationRefused` (`koblex_tasks.errors`), which the leaderboard reports with its message. A score without a
     judge record (no grader, a log from before the record existed, or a malformed record) re-derives to None.
     `sample` is not needed: the record holds it all.
     """
