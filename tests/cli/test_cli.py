@@ -15,6 +15,7 @@ from koblex_tasks.cli import main
 from koblex_tasks.cli.audit import judge_audit_main
 from koblex_tasks.cli.leaderboard import leaderboard_main
 from koblex_tasks.cli.main import koblex
+from koblex_tasks.leaderboard.store import Store
 
 LEADERBOARD = ["submit", "build", "compare", "list", "remove", "audit-attach"]
 COMMANDS = [[], ["replay"], ["judge-audit"], ["leaderboard"], *(["leaderboard", c] for c in LEADERBOARD)]
@@ -140,6 +141,7 @@ def test_wrappers_return_codes_instead_of_raising(capsys: pytest.CaptureFixture[
 
 def test_option_combinations_are_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     db = str(tmp_path / "board.sqlite")
+    Store(Path(db)).close()  # an empty board: compare refuses a missing one before reading its options
     code, _, err = run(capsys, "leaderboard", "compare", "--db", db, "a", "b", "--all")
     assert code == 2 and "give either RUN_B or --all" in err and "Usage:" in err
     code, _, err = run(capsys, "leaderboard", "submit", "--db", db, "--name", "n", "a.eval", "b.eval")
@@ -166,6 +168,7 @@ def test_missing_input_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture
     code, _, err = run(capsys, "judge-audit", str(tmp_path / "missing.csv"))
     assert code == 2
     assert "cannot read labels: " in assert_one_error_line(err, "judge-audit")
+    Store(tmp_path / "db.sqlite").close()  # an empty board, without run #7
     code, _, err = run(capsys, "leaderboard", "remove", "--db", str(tmp_path / "db.sqlite"), "#7")
     assert code == 2
     assert "no stored run matches '#7'" in assert_one_error_line(err, "leaderboard remove")

@@ -170,9 +170,15 @@ def test_the_reranker_hint_keeps_its_extra(tiny_questions: Path, tiny_corpus: Pa
     assert "pip install 'koblex-tasks[rerank]'" in proc.line and "-T reranker=none" in proc.line
 
 
-def test_leaderboard_build_and_list_never_create_a_database(tmp_path: Path) -> None:
+def test_leaderboard_commands_that_read_never_create_a_database(tmp_path: Path) -> None:
     missing = tmp_path / "missing.sqlite"
-    for command in (["build", "--out", str(tmp_path / "site")], ["list"]):
+    reading = (
+        ["build", "--out", str(tmp_path / "site")],
+        ["list"],
+        ["compare", "1", "2"],
+        ["remove", "1", "--yes"],
+    )
+    for command in reading:
         run = koblex_cli("leaderboard", *command, "--db", str(missing), cwd=tmp_path)
         assert run.returncode == 2 and f"no leaderboard database at {missing}" in run.line
         assert not missing.exists() and not (tmp_path / "site").exists()

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 __all__ = ["format_comparison", "format_family", "leaderboard", "leaderboard_main"]
 
 Handler = Callable[..., int | None]
-NEEDS_DB = {"build", "list_runs"}  # commands that only read: a misspelt --db must not become an empty board
+NEEDS_DB = {"build", "compare", "list_runs", "remove"}  # a misspelt --db must not become an empty board
 
 
 def say(text: str, err: bool = False) -> None:
