@@ -12,7 +12,9 @@ GPU: a fixed cost plus a per-sequence one); prefill is free. Reply *text* comes 
 (`official_requests/responder.py` in the shared data, read in place), so ParSeR parses it and makes all its
 calls; reply *length* in tokens is fixed per request class (`REPLY_TOKENS`): ParSeR's provision guesses 150,
 each selection 10, the answer 300 (the other classes are there for the other methods). The class is the
-responder's, decided by the prompt alone, so both schedules generate exactly the same tokens.
+responder's, decided by the prompt alone, so both schedules generate exactly the same tokens. With
+`--length-spread S` each reply's length is its class's times 1 +/- S, drawn from the prompt's hash (the same
+prompt, the same length), as a real model's replies vary; the default, 0, is the issue's fixed rule.
 
 Four numbers per configuration:
 - harness: `inspect eval koblex_tasks/koblex --model openai-api/local/sim` on the 226 questions and the
@@ -35,6 +37,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import collections
+import hashlib
 import importlib.util
 import json
 import os
@@ -61,6 +64,16 @@ REPLY_TOKENS = {
     "FINAL": 30,
 }
 STAGE_ORDER = ("PROVISIONS", "TREE", "SELECT", "QUERY", "STEP", "FINAL", "COT", "ANSWER")
+
+
+def reply_tokens(text: str, cls: str, scale: float = 1.0, spread: float = 0.0) -> int:
+    """The reply length the server gives a prompt: its class's length x scale, times 1 +/- spread drawn from
+    the prompt's hash (the same prompt always gets the same length; spread 0: the class's length)."""
+    base = REPLY_TOKENS.get(cls, 100) * scale
+    if spread:
+        unit = int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big") / 2**64  # [0, 1)
+        base *= 1 + spread * (2 * unit - 1)
+    return max(1, round(base))
 
 
 def step_seconds(running: int) -> float:
@@ -209,9 +222,9 @@ def simulate_chains(samples: list[list[list[int]]]) -> dict[str, float]:
     return {"wall_s": wall, "mean_running": running_seconds / wall if wall else 0.0}
 
 
-def sample_chains(log_dir: Path, responder: Any, scale: float) -> list[list[list[int]]]:
+def sample_chains(log_dir: Path, responder: Any, scale: float, spread: float) -> list[list[list[int]]]:
     """Each sample's model calls from the run's log, grouped into calls made together (overlapping in time),
-    with the reply length the server gave each (its class's `REPLY_TOKENS` x scale)."""
+    with the reply length the server gave each (`reply_tokens`)."""
     from inspect_ai.log import list_eval_logs, read_eval_log, resolve_sample_attachments
 
     logs = list_eval_logs(str(log_dir))
@@ -230,7 +243,7 @@ def sample_chains(log_dir: Path, responder: Any, scale: float) -> list[list[list
             end = call.completed.timestamp() if call.completed else start
             text = "\n".join(m.text for m in call.input)
             _, cls = responder.respond(text, call.config.stop_seqs)
-            tokens = max(1, round(REPLY_TOKENS.get(cls, 100) * scale))
+            tokens = reply_tokens(text, cls, scale, spread)
             if groups and start < group_end:
                 groups[-1].append(tokens)
                 group_end = max(group_end, end)
@@ -262,13 +275,13 @@ def _text(content: Any) -> str:
 
 
 def serve(
-    data: Path, port: int, max_seconds: float, scale: float = 1.0
+    data: Path, port: int, max_seconds: float, scale: float = 1.0, spread: float = 0.0
 ) -> tuple[threading.Thread, dict[str, Any]]:
     """Start the server on 127.0.0.1:port in a daemon thread; returns it and a handle to its simulator."""
     from aiohttp import web
 
     responder = _load_responder(data)
-    handle: dict[str, Any] = {"scale": scale}
+    handle: dict[str, Any] = {}
     ready = threading.Event()
 
     async def chat(request: web.Request) -> web.Response:
@@ -276,7 +289,7 @@ def serve(
         text = "\n".join(_text(m.get("content")) for m in body.get("messages", []))
         stop = body.get("stop")
         reply, cls = responder.respond(text, [stop] if isinstance(stop, str) else stop)
-        tokens = max(1, round(REPLY_TOKENS.get(cls, 100) * handle["scale"]))
+        tokens = reply_tokens(text, cls, scale, spread)
         await handle["sim"].generate(cls, tokens)
         return web.json_response(
             {
@@ -393,14 +406,22 @@ def main() -> None:
         default=1.0,
         help="reply lengths x this (0: one token, the client's own time)",
     )
+    parser.add_argument(
+        "--length-spread",
+        type=float,
+        default=0.0,
+        help="each reply's length x (1 +/- this), fixed per prompt (0: every reply of a class alike)",
+    )
     args = parser.parse_args()
+    if not 0 <= args.length_spread < 1:
+        parser.error("--length-spread must be in [0, 1)")
 
     work = Path(tempfile.mkdtemp(prefix="koblex-saturation-"))
     os.environ.setdefault("KOBLEX_CACHE_DIR", str(work / "cache"))
     _prebuild(args.data)
-    _, handle = serve(args.data, args.port, args.max_seconds, args.token_scale)
+    _, handle = serve(args.data, args.port, args.max_seconds, args.token_scale, args.length_spread)
     responder = _load_responder(args.data)
-    rows = []
+    rows: list[dict[str, Any]] = []
     for rep in range(args.repeat):
         for config in args.configs:  # interleaved across repeats
             load = os.getloadavg()[0]
@@ -413,7 +434,10 @@ def main() -> None:
                 by_class[cls].append(tokens)
             stages = [by_class[c] for c in STAGE_ORDER if c in by_class]
             official = simulate_stages(stages)
-            free = simulate_chains(sample_chains(log_dir, responder, args.token_scale))
+            chains = sample_chains(log_dir, responder, args.token_scale, args.length_spread)
+            if sorted(t for c in chains for g in c for t in g) != sorted(t for _, t, *_ in log):
+                raise SystemExit(f"the calls logged in {log_dir} are not the requests the server answered")
+            free = simulate_chains(chains)
             bound = lower_bound_s(summary["tokens"])
             row = {
                 "config": config,
@@ -439,7 +463,10 @@ def main() -> None:
                 file=sys.stderr,
                 flush=True,
             )
-    print(f"\n# Server saturation, ParSeR, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
+    print(
+        f"\n# Server saturation, ParSeR, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, "
+        f"reply lengths x{args.token_scale:g}, spread {args.length_spread:g}"
+    )
     print(
         f"{os.cpu_count()} cores; load average per run in the table; {rows[0]['requests']} requests a run\n"
     )

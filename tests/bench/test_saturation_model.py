@@ -48,3 +48,11 @@ def test_admission_is_capped_at_the_running_limit() -> None:
     chains = [[[1]]] * (bench.MAX_RUNNING + 1)
     got = bench.simulate_chains(chains)
     assert math.isclose(got["wall_s"], steps(bench.MAX_RUNNING, 1))
+
+
+def test_reply_lengths_are_fixed_per_prompt_and_spread_within_bounds() -> None:
+    assert bench.reply_tokens("any prompt", "SELECT") == bench.REPLY_TOKENS["SELECT"]
+    assert bench.reply_tokens("any prompt", "ANSWER", scale=0) == 1  # one token: the client's own time
+    lengths = [bench.reply_tokens(f"prompt {i}", "ANSWER", spread=0.5) for i in range(200)]
+    assert lengths == [bench.reply_tokens(f"prompt {i}", "ANSWER", spread=0.5) for i in range(200)]
+    assert min(lengths) >= 150 and max(lengths) <= 450 and len(set(lengths)) > 50
