@@ -20,11 +20,14 @@ corpus and each tokenizer (`official`: the paper's regex tokens; `kiwi`: Kiwi mo
              provisions per question).
 - latency:   the fair comparison, in one process: ours (both orders: `bm25s`, bm25s' own lists, and `float64`)
              and bm25s (numba and numpy backends) on the same pre-tokenised questions (bm25s gets its own
-             token ids, as a user who tokenised once would pass them), every system warm, the systems
-             interleaved query by query so that load hits all alike, three passes of which the last two count;
+             token ids, as a user who tokenised once would pass them; and, once more, the very token strings
+             ours gets), every system warm, the systems interleaved query by query in a rotating order so
+             that load and cache state hit all alike, three passes of which the last two count;
              tokenisation timed on its own for both (ours; `bm25s.tokenize` for the paper's tokens). Also how
              many lists of ours equal bm25s' numpy backend's (ids and float32 scores: the official scripts'
-             backend) and how many have the same ids as its numba backend (a different tie order).
+             backend) and how many have the same ids as its numba backend (a different tie order). And the
+             `bm25s` order's floor: `np.argpartition` alone on the dense float32 array it ranks (the call
+             that decides its ties), interleaved with the rest.
 - bm25s:     bm25s' own build (its tokenizer for official tokens; our Kiwi tokens for kiwi), its own process.
 - rank_bm25: BM25Okapi (another BM25 variant: speed only) on the real corpus.
 - pyserini:  Lucene BM25 (k1=1.5, b=0.75) over the same tokens, whitespace-analysed, if pyserini and Java load
@@ -255,18 +258,27 @@ def phase_latency(args) -> dict:
         r = numpy_search(q)
         same_numpy += ours_ids == r.documents[0].tolist() and ours_scores == r.scores[0].tolist()
         same_numba_ids += ours_ids == numba_search(q).documents[0].tolist()
+    floor_arrays = _bm25s_dense_scores(index, tokens)
+
+    def bm25s_order_floor(i: int):  # the one call that decides the `bm25s` order's ties, on its own
+        return np.argpartition(floor_arrays[i], -K)[-K:]
+
     systems = {
         "ours_bm25s": lambda i: index.search_tokens(tokens[i], K, "bm25s"),
         "ours_float64": lambda i: index.search_tokens(tokens[i], K, "float64"),
         "bm25s_numba": lambda i: numba_search(ids[i]),
+        "bm25s_numba_tokens": lambda i: numba_search(tokens[i]),  # the very lists ours gets
         "bm25s_numpy": lambda i: numpy_search(ids[i]),
+        "bm25s_order_floor": bm25s_order_floor,
     }
+    names = list(systems)
     times: dict[str, list[float]] = {name: [] for name in systems}
     for rep in range(3):
         for i in range(len(ids)):
-            for name, fn in systems.items():
+            turn = i % len(names)  # rotated, so that no system always runs after the same one
+            for name in names[turn:] + names[:turn]:
                 start = time.perf_counter()
-                fn(i)
+                systems[name](i)
                 if rep:
                     times[name].append(time.perf_counter() - start)
     if args.tokenizer == "official":
@@ -295,6 +307,24 @@ def phase_latency(args) -> dict:
         "tokenize_bm25s": _percentiles(tokenize_theirs) if theirs is not None else None,
         "load": os.getloadavg()[0],
     }
+
+
+def _bm25s_dense_scores(index, tokens: list[list[str]]) -> list[np.ndarray]:
+    """Each query's dense float32 bm25s score array, as the `bm25s` order passes it to `np.argpartition`."""
+    from koblex_tasks.corpus import scoring
+
+    columns = index._postings.columns
+    arrays = []
+    for query in tokens:
+        dense = np.zeros(columns.n_docs, dtype=np.float32)
+        for term in index._occurrences(query).tolist():
+            start, end = columns.indptr[term], columns.indptr[term + 1]
+            np.add.at(dense, columns.postings[start:end], columns.scores32[start:end])
+        arrays.append(dense)
+    for query, dense in zip(tokens[:5], arrays, strict=False):  # the arrays the `bm25s` order ranks
+        ranked = scoring.bm25s_top_k(columns, index._occurrences(query), K)[0]
+        assert np.array_equal(ranked, scoring._bm25s_select(dense, K)[0]), "floor arrays differ"
+    return arrays
 
 
 def _percentiles(seconds: list[float]) -> dict[str, float]:
@@ -496,6 +526,19 @@ def print_table(label: str, size: int, r: dict) -> None:
                 "",
                 "",
                 _ratio(lat["ours_float64"]["p50"], lat["bm25s_numba"]["p50"]),
+                "",
+            ),
+            (
+                f"{name}: bm25s numba given the same token strings as ours (not its ids) p50 / p95 ms",
+                "",
+                _ms(lat["bm25s_numba_tokens"]),
+                *[""] * 4,
+            ),
+            (
+                f"{name}: `np.argpartition` alone on the `bm25s` order's dense array (its floor) p50 / p95 ms",
+                _ms(lat["bm25s_order_floor"]),
+                *[""] * 3,
+                _ratio(lat["bm25s_order_floor"]["p50"], lat["bm25s_numba"]["p50"]),
                 "",
             ),
             (
