@@ -9,8 +9,8 @@ logprobs for judge scorers (no model is called). A value that differs from the s
 
 A score whose record declares another protocol than the spec's (a re-derivation raises
 `errors.RederivationRefused`) is refused with that reason. A judge score whose record is missing (or yields no
-value) cannot be re-derived and is refused with "no judge record: cannot re-derive": logs written before judge records existed go on the leaderboard only
-after re-scoring. A scorer argument that contradicts the task argument or the scoring variant
+value) cannot be re-derived and is refused with "no judge record: cannot re-derive": logs written before judge
+records existed go on the leaderboard only after re-scoring. A scorer argument that contradicts the task argument or the scoring variant
 (`BenchmarkSpec.variants`) of the same name (e.g. LEGIT's `rule`) is refused too, so a board's scoring
 variant is the one the scores were computed with. A scorer whose benchmark declares no function (one that
 has not written one yet) keeps its logged values; the run's provenance says so.

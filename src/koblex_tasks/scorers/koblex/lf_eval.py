@@ -121,8 +121,9 @@ def rederive(sample: EvalSample, score: Score, params: Mapping[str, Any]) -> dic
     `params` are the scorer's logged arguments (the leaderboard passes them). A log whose scorer arguments or
     score record declare another `min_prob`, scale or weighting, or a recorded protocol that contradicts
     `params` (`prompt` — `judge_prompt` as a task argument — or `official`, when given), raises
-    `RederivationRefused` (`koblex_tasks.errors`), which the leaderboard reports with its message. A score without a
-    judge record (no grader, a log from before the record existed, or a malformed record) re-derives to None.
+    `RederivationRefused` (`koblex_tasks.errors`), which the leaderboard reports with its message. A score
+    without a judge record (no grader, a log from before the record existed, or a malformed record) re-derives
+    to None.
     `sample` is not needed: the record holds it all.
     """
     meta = score.metadata or {}
