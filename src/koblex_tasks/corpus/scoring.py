@@ -86,15 +86,21 @@ def bm25s_top_k(columns: Columns, occurrences: np.ndarray, k: int) -> tuple[np.n
         return np.zeros(0, dtype=np.int64), np.zeros(0)
     scores = _buffer(columns.n_docs)  # reused: a fresh array would page-fault on every query
     try:
-        if _fast_accumulate is not None:
-            _fast_accumulate(columns.indptr, columns.postings, columns.scores32, occurrences, scores)
-        else:  # bm25s' own accumulation
-            for term in occurrences.tolist():
-                start, end = columns.indptr[term], columns.indptr[term + 1]
-                np.add.at(scores, columns.postings[start:end], columns.scores32[start:end])
+        accumulate_bm25s(columns, occurrences, scores)
         return _bm25s_select(scores, k)
     finally:
         scores.fill(0)
+
+
+def accumulate_bm25s(columns: Columns, occurrences: np.ndarray, scores: np.ndarray) -> None:
+    """Add bm25s' float32 term scores into the dense `scores`, a column per query token occurrence, in order:
+    the array bm25s ranks (numba once loaded, else bm25s' own `np.add.at`)."""
+    if _fast_accumulate is not None:
+        _fast_accumulate(columns.indptr, columns.postings, columns.scores32, occurrences, scores)
+        return
+    for term in occurrences.tolist():
+        start, end = columns.indptr[term], columns.indptr[term + 1]
+        np.add.at(scores, columns.postings[start:end], columns.scores32[start:end])
 
 
 def _buffer(n_docs: int) -> np.ndarray:
