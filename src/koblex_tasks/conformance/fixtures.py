@@ -7,14 +7,13 @@ call: query, k, `bm25_ids` / `bm25_scores` (0-based corpus lines) and, for a rer
 top ids and scores. Nothing here knows which questions or how many: any folder recorded the same way reads.
 """
 
-import json
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from koblex_tasks.errors import DataError
+from koblex_tasks.jsonl import read_jsonl
 
 _NAME = re.compile(r"^(?P<method>.+)_(?P<backend>vllm|openai)$")
 RETRIEVAL_SUFFIX = ".retrieval.jsonl"
@@ -72,20 +71,6 @@ class Fixture:
     def name(self) -> str:
         return f"{self.method}_{self.backend}"
 
-    @property
-    def n_calls(self) -> int:
-        return sum(len(c) for c in self.calls.values())
-
-
-def _lines(path: Path) -> Iterator[dict[str, Any]]:
-    with path.open(encoding="utf-8") as f:
-        for number, line in enumerate(f, 1):
-            if line.strip():
-                try:
-                    yield json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise DataError(str(path), number, f"not JSON ({exc})") from exc
-
 
 def read_fixture(path: Path) -> Fixture:
     """One request file and its retrieval file (if present)."""
@@ -96,7 +81,7 @@ def read_fixture(path: Path) -> Fixture:
     results: dict[str, dict[str, Any]] = {}
     models: set[str] = set()
     stopped = None
-    for row in _lines(path):
+    for _, row in read_jsonl(path):
         kind = row.get("type")
         if kind == "call":
             qid = str(row["question_id"])
@@ -140,7 +125,7 @@ def read_fixture(path: Path) -> Fixture:
 
 def read_retrievals(path: Path) -> dict[str, list[Retrieval]]:
     by_question: dict[str, list[Retrieval]] = {}
-    for row in _lines(path):
+    for _, row in read_jsonl(path):
         qid = str(row["question_id"])
         by_question.setdefault(qid, []).append(
             Retrieval(

@@ -11,7 +11,7 @@ for each query our solver recorded, to read the ids and scores it saw.
 import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -20,12 +20,12 @@ from inspect_ai.event import ModelEvent
 from inspect_ai.log import EvalLog, EvalSample
 from inspect_ai.solver import Solver
 
-from koblex_tasks.benchmarks.koblex.evidence import AnswerRule
 from koblex_tasks.conformance.compare import FileReport, OurRetrieval, compare_fixture_question
 from koblex_tasks.conformance.fixtures import Fixture, read_folder
 from koblex_tasks.conformance.server import Recorded, ResponderServer
 from koblex_tasks.corpus.rerank import STUB_OVERLAP
 from koblex_tasks.corpus.retriever import Retriever, RetrieverSettings, get_retriever
+from koblex_tasks.scorers.koblex.answer import sample_answer
 from koblex_tasks.solvers.koblex._common import ChatFormat, rerank_as_scripts
 from koblex_tasks.solvers.koblex.beamaggr import beamaggr
 from koblex_tasks.solvers.koblex.chain_of_thought import chain_of_thought
@@ -70,7 +70,6 @@ class Conformance:
     data: Path
     corpus: Path
     log_dir: Path | None = None
-    reports: list[FileReport] = field(default_factory=list)
 
 
 @contextmanager
@@ -175,11 +174,8 @@ def _evidence(sample: EvalSample) -> dict[str, Any]:
 
 def _result(sample: EvalSample) -> tuple[str, list[str] | None]:
     """The answer the scorers read (the recorded rule on the completion) and the provisions relied on."""
-    record = _evidence(sample)
-    completion = sample.output.completion if sample.output else ""
-    answer = AnswerRule.from_dict(record.get("answer_rule")).apply(completion)
-    predicted = record.get("predicted")
-    return answer, list(predicted) if isinstance(predicted, list) else None
+    predicted = _evidence(sample).get("predicted")
+    return sample_answer(sample), list(predicted) if isinstance(predicted, list) else None
 
 
 def _retrievals(
@@ -217,8 +213,7 @@ def run_folder(folder: Path, setup: Conformance, only: list[str] | None = None) 
     """Every fixture of the folder (or those named in `only`), in name order."""
     fixtures = [f for f in read_folder(folder) if not only or f.name in only]
     with process_server() as server:
-        setup.reports = [run_fixture(f, setup, server) for f in fixtures]
-    return setup.reports
+        return [run_fixture(f, setup, server) for f in fixtures]
 
 
 # Inspect's vLLM provider keeps a model's server URL for the whole process (one server per base model), so
