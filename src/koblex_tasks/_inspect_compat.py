@@ -43,7 +43,6 @@ __all__ = [
     "active_model",
     "display_print",
     "eval_running",
-    "generate_config_sets_max_tokens",
     "model_api_names",
     "parse_cli_args",
     "pending_base_url",
@@ -108,12 +107,6 @@ def display_print(line: str) -> bool:
     except Exception:  # the display is not running
         return False
     return True
-
-
-def generate_config_sets_max_tokens(model: Model) -> bool:
-    """Did the run itself set max_tokens (`--max-tokens`, the task's or the model's config)?"""
-    config: GenerateConfig = active_generate_config()
-    return config.max_tokens is not None or model.config.max_tokens is not None
 
 
 def run_generate_config(model: Model) -> GenerateConfig:

@@ -24,10 +24,6 @@ class SolverPackage:
     solvers: tuple[Callable[..., Any], ...]
     retrieval_free: frozenset[str]
 
-    @property
-    def names(self) -> tuple[str, ...]:
-        return tuple(str(registry_name(s, "solver")) for s in self.solvers)
-
 
 def discover_solvers(package: str) -> SolverPackage:
     """Every `@solver` defined in the public modules of `package` (files not starting with `_`)."""

@@ -24,7 +24,7 @@ from inspect_ai.model import (
 from inspect_ai.solver import Generate, TaskState
 from inspect_ai.util import store_as
 
-from koblex_tasks._inspect_compat import generate_config_sets_max_tokens, run_generate_config
+from koblex_tasks._inspect_compat import run_generate_config
 from koblex_tasks.benchmarks.koblex.evidence import OFFICIAL_ANSWER, AnswerRule, ProvisionEvidence
 from koblex_tasks.benchmarks.koblex.spec import GENERATION, KOBLEX
 from koblex_tasks.corpus.provision import Provision
@@ -90,18 +90,6 @@ async def arerank_as_scripts(retriever: Retriever, query: str, hits: list[Hit], 
 
 def join_provisions(texts: list[str]) -> str:
     return "\n".join(texts)
-
-
-def run_sets_max_tokens() -> bool:
-    """True when the run's own config (`--max-tokens`, the model's config) sets max_tokens."""
-    return generate_config_sets_max_tokens(get_model())
-
-
-def limit_config(max_tokens: int | None) -> GenerateConfig:
-    """A call's max_tokens, unless the run sets max_tokens itself (the user's setting wins)."""
-    if max_tokens is None or run_sets_max_tokens():
-        return GenerateConfig()
-    return GenerateConfig(max_tokens=max_tokens)
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,6 @@ class ReplayResult:
     model: str
     headline: dict[str, float]
     alignment: dict[str, int] = field(default_factory=dict)  # rule -> rows it aligned (text, question, order)
-    order_lines: tuple[int, ...] = ()  # file lines placed by row order (reworded questions)
     alignment_line: str = ""  # `Alignment.summary()`, printed by `koblex replay`
 
 
@@ -72,7 +71,6 @@ def run_replay(
         model=model_name,
         headline=headline_means(log, KOBLEX),
         alignment=counts,
-        order_lines=tuple(order_lines),
         alignment_line=alignment.summary(),
     )
 
