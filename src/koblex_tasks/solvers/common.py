@@ -19,10 +19,12 @@ from koblex_tasks.prompts import Prompt, load_prompt
 RETRIEVAL_METADATA_KEY = "retrieval"
 
 
-def require_positive(**values: int) -> None:
-    """Reject a solver's count arguments when it is built, before any sample runs ("k and l must be positive")."""
-    if any(value < 1 for value in values.values()):
-        raise ValueError(f"{' and '.join(values)} must be positive")
+def require_positive(**values: int | None) -> None:
+    """Reject a solver's count arguments when it is built, before any sample runs ("k and l must be positive");
+    None (an unbounded count) is not checked."""
+    given = {name: value for name, value in values.items() if value is not None}
+    if any(value < 1 for value in given.values()):
+        raise ValueError(f"{' and '.join(given)} must be positive")
 
 
 def recorded_prompt(state: TaskState, family: str, name: str, version: str = "v1") -> Prompt:

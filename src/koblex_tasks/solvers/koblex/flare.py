@@ -86,7 +86,7 @@ def flare(
             released script does.
         tokenizer, reranker, prompt_version: as for every multi-hop solver (see `_multihop`).
     """
-    require_positive(k=k, **({} if max_steps is None else {"max_steps": max_steps}))
+    require_positive(k=k, max_steps=max_steps)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         run = await MultihopRun.start(state, FLARE, k, tokenizer, reranker, prompt_version)

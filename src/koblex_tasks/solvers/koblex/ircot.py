@@ -68,7 +68,7 @@ def ircot(
             does (so every step runs); False looks for the prompt's "So the final answer is:".
         tokenizer, reranker, prompt_version: as for every multi-hop solver (see `_multihop`).
     """
-    require_positive(k=k, **({} if max_steps is None else {"max_steps": max_steps}))
+    require_positive(k=k, max_steps=max_steps)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         run = await MultihopRun.start(state, IRCOT, k, tokenizer, reranker, prompt_version)
