@@ -25,7 +25,6 @@ from koblex_tasks._inspect_compat import registry_name, solver_params
 from koblex_tasks.benchmarks.koblex.protocol import paper_reranker, protocol_of, run_settings
 from koblex_tasks.benchmarks.koblex.spec import GENERATION, KOBLEX
 from koblex_tasks.corpus.dense import DEFAULT_DENSE_MODEL
-from koblex_tasks.corpus.rerank import TEST_RERANKERS
 from koblex_tasks.corpus.retriever import RETRIEVAL_MODES, RetrieverSettings, get_retriever
 from koblex_tasks.corpus.statutes import STATUTE_HF_REVISION
 from koblex_tasks.corpus.tokenizers import TOKENIZERS
@@ -128,8 +127,7 @@ def koblex(
     wanted = check_hops(hops, hop_counts(questions.records))
     if retrieves:  # after the arguments: the weights are the environment's problem, not a typo's
         used = str(solver_args.get("reranker") or reranker)
-        if used not in TEST_RERANKERS:  # a test stub has no weights to check
-            check_reranker(used, paper_reranker(used))
+        check_reranker(used, paper_reranker(used))
     settings = RetrieverSettings(
         corpus=corpus,
         lang=lang,
