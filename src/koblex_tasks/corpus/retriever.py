@@ -16,12 +16,11 @@ worker thread so the event loop keeps serving model calls.
 import threading
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Literal
 
 import anyio
 
 from koblex_tasks.corpus import scoring
-from koblex_tasks.corpus.bm25 import ORDERS, BM25Index, BM25Params, IndexHit
+from koblex_tasks.corpus.bm25 import ORDERS, BM25Index, BM25Order, BM25Params, IndexHit
 from koblex_tasks.corpus.dense import DEFAULT_DENSE_MODEL, DenseHit, DenseIndex, get_encoder
 from koblex_tasks.corpus.hybrid import DEFAULT_RRF_K, reciprocal_rank_fusion
 from koblex_tasks.corpus.provision import Provision
@@ -52,7 +51,7 @@ class RetrieverSettings:
     hybrid_weights: tuple[float, float] = (1.0, 1.0)  # RRF weights of (BM25, dense)
     rrf_k: float = DEFAULT_RRF_K
     fusion_depth: int = 100  # hybrid: candidates taken from each ranking before fusion (at least k)
-    bm25_order: Literal["bm25s", "float64"] = "bm25s"  # see bm25.py; one index serves both
+    bm25_order: BM25Order = "bm25s"  # see bm25.py; one index serves both
 
     def __post_init__(self) -> None:
         # Values arrive from -T (YAML + comma parsing), JSON logs (lists, nulls) or Python: normalise them so

@@ -16,6 +16,7 @@ from typing import Literal
 import numpy as np
 
 from koblex_tasks.stats.inputs import (
+    DEFAULT_ALPHA,
     DEFAULT_CONFIDENCE,
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
@@ -236,7 +237,7 @@ def all_pairs(
     metric_kind: MetricKind = "continuous",
     n_resamples: int = DEFAULT_RESAMPLES,
     confidence: float = DEFAULT_CONFIDENCE,
-    alpha: float = 0.05,
+    alpha: float = DEFAULT_ALPHA,
     seed: int = DEFAULT_SEED,
     higher_is_better: bool = True,
     n_permutations: int | None = None,
@@ -280,7 +281,7 @@ def indistinguishable_from_best(
     metric_kind: MetricKind = "continuous",
     n_resamples: int = DEFAULT_RESAMPLES,
     confidence: float = DEFAULT_CONFIDENCE,
-    alpha: float = 0.05,
+    alpha: float = DEFAULT_ALPHA,
     seed: int = DEFAULT_SEED,
     higher_is_better: bool = True,
     n_permutations: int | None = None,
@@ -317,7 +318,7 @@ def column_significance(
     metric_kind: MetricKind = "continuous",
     n_resamples: int = DEFAULT_RESAMPLES,
     confidence: float = DEFAULT_CONFIDENCE,
-    alpha: float = 0.05,
+    alpha: float = DEFAULT_ALPHA,
     seed: int = DEFAULT_SEED,
     higher_is_better: bool = True,
 ) -> tuple[Pairwise, BestSet]:
