@@ -269,12 +269,15 @@ def test_lazy_commands_declare_their_own_short_help() -> None:
 
 
 def test_root_help_imports_no_command_module() -> None:
-    """Listing the commands imports none of the lazy ones (each pulls in Inspect or the statistics stack)."""
+    """Listing the commands imports none of the lazy ones (each pulls in Inspect or the statistics stack), nor
+    the benchmarks (every task, solver and scorer): only a replay needs them."""
     script = (
         "import sys; from koblex_tasks.cli import main; code = main(['--help']); "
+        "print('koblex_tasks.tasks' in sys.modules); "
         "print(sorted(m for m in sys.modules if m.startswith('koblex_tasks.cli.') and m.rsplit('.', 1)[1] "
         "in ('audit', 'leaderboard', 'grid')))"
     )
     proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert "judge-audit" in proc.stdout and proc.stdout.strip().endswith("[]"), proc.stdout
+    assert proc.stdout.strip().splitlines()[-2] == "False", proc.stdout

@@ -10,15 +10,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from koblex_tasks.cli._base import KoblexCommand, RunFailed, argument, echo_json
 from koblex_tasks.errors import DataError
 from koblex_tasks.hub import HubUnavailableError
-from koblex_tasks.tasks import Benchmark, benchmarks, find_benchmark
-from koblex_tasks.tasks.benchmark import Replayed, ReplayRequest
+
+if TYPE_CHECKING:  # the benchmarks load on first use: `koblex --help` and the other commands need none
+    from koblex_tasks.tasks import Benchmark
+    from koblex_tasks.tasks.benchmark import Replayed, ReplayRequest
 
 __all__ = ["detect_benchmark", "replay"]
 
@@ -53,6 +55,8 @@ def released_file(file: str) -> str:
 
 
 def replayable() -> list[Benchmark]:
+    from koblex_tasks.tasks import benchmarks
+
     return [b for b in benchmarks() if b.replay is not None]
 
 
@@ -76,6 +80,8 @@ class ReplayableBenchmark(click.ParamType):
         return "[" + "|".join(b.name for b in replayable()) + "]"
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        from koblex_tasks.tasks import find_benchmark
+
         found = find_benchmark(str(value))
         if found is None or found.replay is None:
             known = ", ".join(b.name for b in replayable())
@@ -138,6 +144,9 @@ def replay(
 
     The last line printed is the headline means as one JSON object, for scripts.
     """
+    from koblex_tasks.tasks import find_benchmark
+    from koblex_tasks.tasks.benchmark import ReplayRequest
+
     file = released_file(file)
     name = benchmark or detect_benchmark(file)
     found = find_benchmark(name)
