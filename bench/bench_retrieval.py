@@ -93,8 +93,7 @@ def _latency(fn, items, repeat: int = 2) -> dict[str, float]:
             start = time.perf_counter()
             fn(item)
             times.append(time.perf_counter() - start)
-    ms = np.asarray(times) * 1e3
-    return {"p50": float(np.percentile(ms, 50)), "p95": float(np.percentile(ms, 95))}
+    return _percentiles(times)
 
 
 def _questions(data: Path) -> list[str]:

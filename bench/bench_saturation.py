@@ -169,19 +169,9 @@ class Simulator:
 
 
 def simulate_stages(stages: list[list[int]]) -> dict[str, float]:
-    """The official-style schedule: each stage's requests all arrive at once when the previous stage ends."""
-    wall = running_seconds = 0.0
-    for lengths in stages:
-        waiting = collections.deque(max(1, n) for n in lengths)
-        running: list[int] = []
-        while waiting or running:
-            while waiting and len(running) < MAX_RUNNING:
-                running.append(waiting.popleft())
-            dt = step_seconds(len(running))
-            wall += dt
-            running_seconds += len(running) * dt
-            running = [left - 1 for left in running if left > 1]
-    return {"wall_s": wall, "mean_running": running_seconds / wall if wall else 0.0}
+    """The official-style schedule: each stage's requests all arrive at once when the previous stage ends,
+    i.e. one chain whose groups are the stages."""
+    return simulate_chains([stages])
 
 
 def simulate_chains(samples: list[list[list[int]]]) -> dict[str, float]:
@@ -277,11 +267,12 @@ def _text(content: Any) -> str:
 def serve(
     data: Path, port: int, max_seconds: float, scale: float = 1.0, spread: float = 0.0
 ) -> tuple[threading.Thread, dict[str, Any]]:
-    """Start the server on 127.0.0.1:port in a daemon thread; returns it and a handle to its simulator."""
+    """Start the server on 127.0.0.1:port in a daemon thread; returns it and a handle to its simulator and
+    the responder it answers with."""
     from aiohttp import web
 
     responder = _load_responder(data)
-    handle: dict[str, Any] = {}
+    handle: dict[str, Any] = {"responder": responder}
     ready = threading.Event()
 
     async def chat(request: web.Request) -> web.Response:
@@ -420,7 +411,7 @@ def main() -> None:
     os.environ.setdefault("KOBLEX_CACHE_DIR", str(work / "cache"))
     _prebuild(args.data)
     _, handle = serve(args.data, args.port, args.max_seconds, args.token_scale, args.length_spread)
-    responder = _load_responder(args.data)
+    responder = handle["responder"]
     rows: list[dict[str, Any]] = []
     for rep in range(args.repeat):
         for config in args.configs:  # interleaved across repeats
