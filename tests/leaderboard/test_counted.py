@@ -22,7 +22,7 @@ from koblex_tasks.leaderboard.site import render_csv, render_html, render_markdo
 from koblex_tasks.logs.archive import ArchiveRefused, ReadLimits, check_archive
 from tests.leaderboard import test_evidence, test_submit
 from tests.leaderboard.fakes import FakeStore
-from tests.leaderboard.test_submit import counts, submit_rejected, variant
+from tests.leaderboard.test_submit import counts, renamed, submit_rejected, variant
 
 one_run_template = test_submit.one_run_template
 one_run_db = test_submit.one_run_db
@@ -30,14 +30,6 @@ retrieving_log = test_evidence.retrieving_log
 KEY = "koblex | lang=ko | dataset=" + "ab" * 32 + " | corpus=full | official scoring=True"
 ITEMS = {f"q{i:02d}": str(1 + i % 3) for i in range(30)}
 SETTINGS = Settings(n_resamples=200)
-
-
-def renamed(mutate, eval_id: str):
-    def both(log: EvalLog) -> None:
-        mutate(log)
-        log.eval.eval_id = eval_id
-
-    return both
 
 
 # ------------------------------------------------------------------------- 4. coverage is part of the score

@@ -10,7 +10,6 @@ released replay).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -33,19 +32,10 @@ from koblex_tasks.scorers.koblex.provision_match import rederive as provision_re
 from koblex_tasks.scorers.koblex.token_f1 import rederive as token_rederive
 from tests.conftest import TINY_STATUTES, _answer, statute_key
 from tests.leaderboard import test_submit
-from tests.leaderboard.test_submit import submit_rejected, variant
+from tests.leaderboard.test_submit import Mutate, renamed, submit_rejected, variant
 
 one_run_template = test_submit.one_run_template
 one_run_db = test_submit.one_run_db
-Mutate = Callable[[EvalLog], None]
-
-
-def renamed(mutate: Mutate, eval_id: str) -> Mutate:
-    def both(log: EvalLog) -> None:
-        mutate(log)
-        log.eval.eval_id = eval_id
-
-    return both
 
 
 def rescore(sample: EvalSample) -> None:

@@ -19,7 +19,6 @@ import struct
 import sys
 import warnings
 import zipfile
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -36,28 +35,17 @@ from koblex_tasks.spec import id_digests, ids_sha256
 from koblex_tasks.tasks import BUILT_IN
 from koblex_tasks.text import BIDI_CONTROLS, needs_escape, printable
 from tests.leaderboard import test_submit
-from tests.leaderboard.test_submit import counts, submit_rejected, variant
+from tests.leaderboard.test_submit import counts, renamed, submit_rejected, variant
 
 # A fresh store holding the ParSeR replay as run #1, per test (the fixtures of test_submit).
 one_run_template = test_submit.one_run_template
 one_run_db = test_submit.one_run_db
 
 PARSER_NAME = "replay/gpt-4o · parser"
-Mutate = Callable[[EvalLog], None]
 
 
 def submit(db: Path, *args: str) -> int:
     return leaderboard_main(["submit", "--db", str(db), *args])
-
-
-def renamed(mutate: Mutate, eval_id: str) -> Mutate:
-    """`mutate`, then a new eval id (so a variant is never a duplicate of the stored original by id)."""
-
-    def both(log: EvalLog) -> None:
-        mutate(log)
-        log.eval.eval_id = eval_id
-
-    return both
 
 
 def no_raw_controls(text: str) -> bool:

@@ -30,6 +30,19 @@ def variant(src: Path, dst: Path, mutate: Callable[[EvalLog], None]) -> Path:
     return dst
 
 
+Mutate = Callable[[EvalLog], None]
+
+
+def renamed(mutate: Mutate, eval_id: str) -> Mutate:
+    """`mutate`, then a new eval id (so a variant is never a duplicate of the stored original by id)."""
+
+    def both(log: EvalLog) -> None:
+        mutate(log)
+        log.eval.eval_id = eval_id
+
+    return both
+
+
 def counts(db: Path) -> dict[str, int]:
     with Store(db) as store:
         return store.counts()
