@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
+from inspect_ai.model import ModelAPI
 
 from koblex_tasks import _inspect_compat as compat
 
@@ -26,7 +27,7 @@ def test_each_lazily_read_private_name_resolves(where: tuple[str, str]) -> None:
 
 
 def test_the_eagerly_imported_names_are_what_the_package_expects() -> None:
-    assert issubclass(compat.MockLLM, object) and callable(compat.active_generate_config)
+    assert issubclass(compat.MockLLM, ModelAPI) and callable(compat.active_generate_config)
     assert compat.PrerequisiteError.__module__ == compat.INSPECT_EXCEPTHOOK_MODULE
     assert importlib.import_module(compat.INSPECT_EXCEPTHOOK_MODULE).exception_hook.__module__ == (
         compat.INSPECT_EXCEPTHOOK_MODULE

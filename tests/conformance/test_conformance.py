@@ -101,10 +101,6 @@ def _text(name: str, version: str = "v1") -> str:
     return load_prompt(f"koblex/{name}", version).text
 
 
-def _jsonl(path: Path, rows: list[dict]) -> None:
-    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
-
-
 def _call(qid: str, name: str, messages: list[dict[str, str]], params: dict) -> dict:
     method, backend = name.rsplit("_", 1)
     reply, kind = respond(request_text(messages), params.get("stop"))
@@ -200,8 +196,8 @@ def write_recording(folder: Path) -> None:
             }
         )
     for name in calls:
-        _jsonl(folder / f"{name}.jsonl", calls[name] + results[name])  # calls, then the result rows
-    _jsonl(folder / "sp_or_openai.retrieval.jsonl", retrieval)
+        write_jsonl(folder / f"{name}.jsonl", calls[name] + results[name])  # calls, then the result rows
+    write_jsonl(folder / "sp_or_openai.retrieval.jsonl", retrieval)
 
 
 def test_a_recording_on_other_questions_passes_unchanged(
@@ -229,7 +225,7 @@ def test_one_changed_byte_is_the_first_difference(
     content = call["messages"][1]["content"]
     at = content.rindex("<Query>") + 1
     call["messages"][1]["content"] = content[:at] + "q" + content[at + 1 :]  # one byte: <Query> -> <query>
-    _jsonl(path, rows)
+    write_jsonl(path, rows)
     code, out = conformance(folder, other_questions, tiny_corpus, capsys)
     assert code == 1
     files = per_file(out)

@@ -14,6 +14,7 @@ from koblex_tasks.prompts import load_prompt
 from koblex_tasks.scorers.legit.likert import legit_likert, parse_likert_reply, rederive
 from koblex_tasks.scorers.legit.rubric import legit_rubric
 from koblex_tasks.solvers.legit.predict import legit_predict
+from tests.conftest import write_jsonl
 from tests.legit_helpers import CountingModel, eval_one, output, tiny_record, verdict_text
 
 ANSWERS = {
@@ -57,9 +58,7 @@ def records(tmp_path: Path):
         row["issues"][0]["conclusion"] = answer
         row["issues"][1]["relevant_law"] = [f"민법 제{len(rows) + 390}조"]
         rows.append(row)
-    path = tmp_path / "legit.jsonl"
-    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
-    return read_legit_file(path)
+    return read_legit_file(write_jsonl(tmp_path / "legit.jsonl", rows))
 
 
 def test_parse_accepts_only_integers_on_the_scale() -> None:
