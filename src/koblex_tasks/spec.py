@@ -24,6 +24,17 @@ ValueKind = Literal["continuous", "binary"]
 ID_DIGEST_CHARS = 8  # hex characters of one sample id's digest (32 bits: a made-up id matches w.p. n / 2**32)
 
 
+# A benchmark's reference manifest (hashes of each item's references, beside its spec in benchmarks/<b>/) and
+# the params key under which the log layer hands a re-derivation the item's manifest entry.
+REFERENCE_MANIFEST = "references.v1.json"
+REFERENCE_PARAM = "_reference"
+
+
+def text_sha256(text: str) -> str:
+    """SHA-256 of a text's UTF-8 bytes, hex: how reference manifests hash inputs, targets and outputs."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
 def ids_sha256(ids: Iterable[object]) -> str:
     """The fingerprint of a set of sample ids: SHA-256 of the distinct ids (as str), sorted, newline-joined."""
     return hashlib.sha256("\n".join(sorted({str(i) for i in ids})).encode("utf-8")).hexdigest()

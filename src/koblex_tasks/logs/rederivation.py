@@ -27,10 +27,9 @@ from inspect_ai.log import EvalLog, EvalSample
 
 from koblex_tasks.errors import RederivationRefused
 from koblex_tasks.logs.identity import RunIdentity
-from koblex_tasks.logs.references import REFERENCE_PARAM
 from koblex_tasks.logs.rejection import Problems
 from koblex_tasks.logs.scores import score_values
-from koblex_tasks.spec import ScorerSpec
+from koblex_tasks.spec import REFERENCE_PARAM, ScorerSpec
 from koblex_tasks.tasks import find_benchmark
 from koblex_tasks.tasks.benchmark import Rederive
 from koblex_tasks.text import printable

@@ -21,7 +21,6 @@ references, and its boards say the dataset is unverified whenever the spec canno
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass, field
 from functools import cache
@@ -32,10 +31,8 @@ from inspect_ai.log import EvalSample
 
 from koblex_tasks.logs.identity import RunIdentity
 from koblex_tasks.logs.rejection import Problems
+from koblex_tasks.spec import REFERENCE_MANIFEST, text_sha256
 from koblex_tasks.text import printable
-
-MANIFEST = "references.v1.json"
-REFERENCE_PARAM = "_reference"  # the item's manifest entry, in the params a re-derivation gets
 
 
 @dataclass(frozen=True)
@@ -61,7 +58,9 @@ class Manifest:
 def manifest_for(benchmark: str) -> Manifest | None:
     """The benchmark's shipped manifest, None when it ships none."""
     try:
-        text = (resources.files(f"koblex_tasks.benchmarks.{benchmark}") / MANIFEST).read_text("utf-8")
+        text = (resources.files(f"koblex_tasks.benchmarks.{benchmark}") / REFERENCE_MANIFEST).read_text(
+            "utf-8"
+        )
     except (ModuleNotFoundError, FileNotFoundError):
         return None
     data = json.loads(text)
@@ -76,10 +75,6 @@ def manifest_for(benchmark: str) -> Manifest | None:
     )
 
 
-def sha256(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
 def _text(value: Any) -> str | None:
     if isinstance(value, str):
         return value
@@ -91,11 +86,13 @@ def _text(value: Any) -> str | None:
 def _entry(sample: EvalSample, entries: list[dict[str, Any]]) -> tuple[dict[str, Any] | None, str]:
     """The manifest entry whose input and target the sample shows, or why none does."""
     given = _text(sample.input)
-    by_input = [e for e in entries if given is not None and e["input_sha256"] == sha256(given)]
+    by_input = [e for e in entries if given is not None and e["input_sha256"] == text_sha256(given)]
     if not by_input:
         return None, "its input is not the official question"
     target = _text(sample.target)
-    found = next((e for e in by_input if target is not None and e["target_sha256"] == sha256(target)), None)
+    found = next(
+        (e for e in by_input if target is not None and e["target_sha256"] == text_sha256(target)), None
+    )
     return (
         (found, "") if found is not None else (None, "its reference answer (target) is not the official one")
     )
@@ -124,7 +121,7 @@ def official_references(
     if differ:
         problems.add(
             printable(
-                f"{len(set(differ))} item(s) differ from the official references ({run.spec.name} {MANIFEST}), "
+                f"{len(set(differ))} item(s) differ from the official references ({run.spec.name} {REFERENCE_MANIFEST}), "
                 f"first {differ[0]}"
             )
         )
@@ -142,4 +139,4 @@ def output_digests(samples: list[EvalSample], keys: tuple[str, ...]) -> set[str]
         )
         for s in samples
     }
-    return {sha256(row)[:16] for row in rows}
+    return {text_sha256(row)[:16] for row in rows}

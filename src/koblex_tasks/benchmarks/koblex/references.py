@@ -5,17 +5,13 @@ spec's dataset fingerprint there; `koblex_tasks.logs.references` reads it. It ho
 own references count only when they hash to the manifest's, so an edited answer or gold set is refused.
 """
 
-import hashlib
 import json
 from collections.abc import Iterable
 
-MANIFEST = "references.v1.json"
-# The params key under which `koblex_tasks.logs.references` hands a re-derivation the item's manifest entry.
-REFERENCE_PARAM = "_reference"
+from koblex_tasks.spec import REFERENCE_MANIFEST as MANIFEST
+from koblex_tasks.spec import REFERENCE_PARAM, text_sha256
 
-
-def text_sha256(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+__all__ = ["MANIFEST", "REFERENCE_PARAM", "gold_sha256", "text_sha256"]
 
 
 def gold_sha256(keys: Iterable[str]) -> str:
