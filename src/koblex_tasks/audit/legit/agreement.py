@@ -79,6 +79,33 @@ def _question_scores(shared: list[UnitKey], sc_a: np.ndarray, sc_b: np.ndarray) 
     return np.array(list(questions.values()), dtype=float).reshape(-1, 2)
 
 
+def _label_rows(
+    ci_a: np.ndarray, cc_a: np.ndarray, ci_b: np.ndarray, cc_b: np.ndarray, n_boot: int, seed: int
+) -> tuple[BinaryAgreement, BinaryAgreement]:
+    """contains_issue and correct_conclusion agreement over the shared issue nodes."""
+    return (
+        binary_agreement(
+            "contains_issue", ci_a, ci_b, unit_clusters(ci_a, ci_b), n_boot, seed, "issue nodes"
+        ),
+        binary_agreement(
+            "correct_conclusion", cc_a, cc_b, unit_clusters(cc_a, cc_b), n_boot, seed, "issue nodes"
+        ),
+    )
+
+
+def label_agreements(
+    a: LabellerSet, b: LabellerSet, *, n_boot: int = DEFAULT_N_BOOT, seed: int = DEFAULT_SEED
+) -> tuple[BinaryAgreement, BinaryAgreement]:
+    """The contains_issue and correct_conclusion rows of `compare_labellers`, without its other statistics
+    (for a table of many pairs that shows only these)."""
+    if n_boot < 0:
+        raise ValueError(f"n_boot must be >= 0, got {n_boot}")
+    shared: list[UnitKey] = sorted(set(a) & set(b))
+    ci_a, cc_a, _ = np.array([a[k] for k in shared], dtype=float).reshape(-1, 3).T
+    ci_b, cc_b, _ = np.array([b[k] for k in shared], dtype=float).reshape(-1, 3).T
+    return _label_rows(ci_a, cc_a, ci_b, cc_b, n_boot, seed)
+
+
 def compare_labellers(
     a: LabellerSet, b: LabellerSet, *, n_boot: int = DEFAULT_N_BOOT, seed: int = DEFAULT_SEED
 ) -> AgreementReport:
@@ -102,12 +129,7 @@ def compare_labellers(
         [(np.array([ci_a[i], cc_a[i]]), np.array([ci_b[i], cc_b[i]])) for i in range(len(shared))]
     )
     binary = [
-        binary_agreement(
-            "contains_issue", ci_a, ci_b, unit_clusters(ci_a, ci_b), n_boot, seed, "issue nodes"
-        ),
-        binary_agreement(
-            "correct_conclusion", cc_a, cc_b, unit_clusters(cc_a, cc_b), n_boot, seed, "issue nodes"
-        ),
+        *_label_rows(ci_a, cc_a, ci_b, cc_b, n_boot, seed),
         binary_agreement(
             "pooled",
             np.concatenate([ci_a, cc_a]),

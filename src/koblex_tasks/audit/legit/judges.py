@@ -28,7 +28,7 @@ import numpy as np
 from inspect_ai.log import EvalLog, read_eval_log
 
 from koblex_tasks.audit.agreement import DEFAULT_N_BOOT, DEFAULT_SEED, ScoreAgreement, score_agreement
-from koblex_tasks.audit.legit.agreement import compare_labellers
+from koblex_tasks.audit.legit.agreement import label_agreements
 from koblex_tasks.audit.legit.judge_labels import generator_name, load_judge_labels_from_log
 from koblex_tasks.audit.legit.labels import LabellerSet, labeller_from_records
 from koblex_tasks.audit.legit.questions import own_question_scores
@@ -182,11 +182,9 @@ def _score_figure(a: Rater, b: Rater, n_boot: int, seed: int) -> tuple[Figure, S
 def _pair(a: Rater, b: Rater, n_boot: int, seed: int) -> PairRow:
     contains = correct = None
     if a.labels is not None and b.labels is not None:
-        report = compare_labellers(a.labels, b.labels, n_boot=n_boot, seed=seed)
-        by_label = {r.label: r for r in report.binary}
         contains, correct = (
-            _figure(by_label[k].units, by_label[k].alpha, by_label[k].alpha_ci)
-            for k in ("contains_issue", "correct_conclusion")
+            _figure(row.units, row.alpha, row.alpha_ci)
+            for row in label_agreements(a.labels, b.labels, n_boot=n_boot, seed=seed)
         )
     score, _ = _score_figure(a, b, n_boot, seed)
     return PairRow(a.name, b.name, a.kind, b.kind, contains, correct, score)
