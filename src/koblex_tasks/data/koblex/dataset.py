@@ -69,18 +69,30 @@ class GoldIdentity:
             return list(dict.fromkeys(c["index"] for c in record["contexts"]))
         return gold_provisions(record, self.language)
 
-    def check(self, record: dict[str, Any], source: str, line: int | None) -> None:
-        """Every context carries what this identity is made of (a `DataError` naming the line if not)."""
-        what = "the article key" if self.level == ARTICLE else f"a {self.language} paragraph's identity"
+    def _missing(self, record: dict[str, Any]) -> tuple[int, str] | None:
+        """The first context (its position and field) that lacks what this identity is made of."""
         for i, ctx in enumerate(record["contexts"]):
             for name in self.fields():
                 if not isinstance(ctx.get(name), str) or (self.level == ARTICLE and not ctx[name].strip()):
-                    raise DataError(
-                        source,
-                        line,
-                        f"question {record['id']!r}: contexts[{i}] lacks a string '{name}' ({what}, which "
-                        f"a {self.level}-level corpus is scored by)",
-                    )
+                    return i, name
+        return None
+
+    def carried_by(self, record: dict[str, Any]) -> bool:
+        """Every context of `record` carries what this identity is made of."""
+        return self._missing(record) is None
+
+    def check(self, record: dict[str, Any], source: str, line: int | None) -> None:
+        """Every context carries what this identity is made of (a `DataError` naming the line if not)."""
+        missing = self._missing(record)
+        if missing is not None:
+            i, name = missing
+            what = "the article key" if self.level == ARTICLE else f"a {self.language} paragraph's identity"
+            raise DataError(
+                source,
+                line,
+                f"question {record['id']!r}: contexts[{i}] lacks a string '{name}' ({what}, which "
+                f"a {self.level}-level corpus is scored by)",
+            )
 
 
 def _validate(record: dict[str, Any], source: str, line: int, lang: str) -> None:

@@ -14,12 +14,8 @@ from koblex_tasks.data.koblex.dataset import GoldIdentity, KoblexData, sample_in
 
 def identities(record: dict[str, Any]) -> list[GoldIdentity]:
     """The gold identities `record` carries the fields of."""
-    found = [GoldIdentity(PARAGRAPH, lang) for lang in LANG_SUFFIX]
-    if all(isinstance(c.get("index"), str) and c["index"].strip() for c in record["contexts"]):
-        found.append(GoldIdentity(ARTICLE, "ko"))
-    return [
-        i for i in found if all(isinstance(c.get(f), str) for c in record["contexts"] for f in i.fields())
-    ]
+    candidates = [*(GoldIdentity(PARAGRAPH, lang) for lang in LANG_SUFFIX), GoldIdentity(ARTICLE, "ko")]
+    return [identity for identity in candidates if identity.carried_by(record)]
 
 
 def item_references(record: dict[str, Any]) -> list[dict[str, Any]]:
