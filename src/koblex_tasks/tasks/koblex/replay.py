@@ -44,6 +44,7 @@ def run_replay(
     """Replay a released prediction file; with `grader`, the judge also scores LF-Eval on the released answers."""
     alignment = check_alignment(file, data)
     counts, order_lines, lowest = alignment.counts(), alignment.lines("order"), alignment.lowest_similarity()
+    summary = alignment.summary()
     inferred_method, inferred_model = infer_method_and_model(file)
     method = method or inferred_method or Path(file).stem
     model_name = model_name or inferred_model or "unknown"
@@ -59,7 +60,7 @@ def run_replay(
             "method": method,
             "replay_alignment": counts,
             "replay_order_lines": order_lines,
-            "replay_alignment_summary": alignment.summary(),
+            "replay_alignment_summary": summary,
             "replay_lowest_similarity": lowest[0] if lowest is not None else None,
         },
         display=display,
@@ -71,7 +72,7 @@ def run_replay(
         model=model_name,
         headline=headline_means(log, KOBLEX),
         alignment=counts,
-        alignment_line=alignment.summary(),
+        alignment_line=summary,
     )
 
 
