@@ -13,9 +13,9 @@ an empty system prompt; we send only the user message.
 
 import json
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import anyio
 from inspect_ai.model import CachePolicy, ChatMessageUser, Model, ModelUsage
@@ -24,6 +24,8 @@ from koblex_tasks.benchmarks.legit.issues import Issue
 from koblex_tasks.prompts import load_prompt
 from koblex_tasks.scorers.judge import JudgeConfig
 from koblex_tasks.scorers.legit.arithmetic import Verdict, label_record
+
+T = TypeVar("T")
 
 JUDGE_PROMPT = "legit/judge"
 
@@ -99,14 +101,28 @@ class IssueJudgement:
 
     def metadata(self, score: float | None) -> dict[str, Any]:
         """What the score metadata keeps of this node: labels, its points, the raw replies."""
-        return {
-            **label_record(self.verdict, score),
-            "attempts": len(self.replies),
-            "raw": self.replies[-1] if self.replies else None,
-            # earlier unparsable replies, when the judge was retried
-            "raw_retried": self.replies[:-1],
-            "errors": self.errors,
-        }
+        return {**label_record(self.verdict, score), **attempts_record(self.replies, self.errors)}
+
+
+def attempts_record(replies: list[str], errors: list[str]) -> dict[str, Any]:
+    """What a score's metadata keeps of a judge prompt's attempts: how many, the last raw reply, the earlier
+    unparsable ones (when the judge was retried) and the errors."""
+    return {
+        "attempts": len(replies),
+        "raw": replies[-1] if replies else None,
+        "raw_retried": replies[:-1],
+        "errors": errors,
+    }
+
+
+@dataclass
+class JudgeAttempts(Generic[T]):
+    """One judge prompt asked until its reply parses: the parsed value (None: never), every reply, errors."""
+
+    value: T | None = None
+    replies: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    usage: ModelUsage = field(default_factory=ModelUsage)
 
 
 def attempt_cache(judge_config: JudgeConfig, attempt: int) -> bool | CachePolicy:
@@ -128,20 +144,27 @@ async def judge_issue(
 ) -> IssueJudgement:
     """Ask the judge about one node; retry up to `retries` more times while the reply is unparsable."""
     prompt = judge_prompt_text(response, issue, prompt_version)
-    result = IssueJudgement(issue.id)
+    asked = await judge_until_parsed(judge, prompt, retries, judge_config, parse_judge_reply)
+    return IssueJudgement(issue.id, asked.value, asked.replies, asked.errors, asked.usage)
+
+
+async def judge_until_parsed(
+    judge: Model, prompt: str, retries: int, judge_config: JudgeConfig, parse: Callable[[str], T | None]
+) -> JudgeAttempts[T]:
+    """Ask `prompt` (one user turn), again up to `retries` more times while `parse` finds nothing in the
+    reply; each attempt cached under its own scope (`attempt_cache`)."""
+    result: JudgeAttempts[T] = JudgeAttempts()
     config = judge_config.generate_config()
     for attempt in range(retries + 1):
         cache = attempt_cache(judge_config, attempt)
         output = await judge.generate([ChatMessageUser(content=prompt)], config=config, cache=cache)
         if output.usage is not None:
             result.usage = result.usage + output.usage
-        text = output.completion
-        result.replies.append(text)
+        result.replies.append(output.completion)
         if output.error:
             result.errors.append(str(output.error))
-        verdict = parse_judge_reply(text)
-        if verdict is not None:
-            result.verdict = verdict
+        result.value = parse(output.completion)
+        if result.value is not None:
             break
     return result
 

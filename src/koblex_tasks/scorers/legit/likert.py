@@ -18,11 +18,9 @@ recomputes the value from the recorded score alone.
 """
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 from inspect_ai.log import EvalSample
-from inspect_ai.model import ChatMessageUser, Model, ModelUsage
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer
 from inspect_ai.solver import TaskState
 
@@ -31,7 +29,7 @@ from koblex_tasks.benchmarks.legit.spec import LEGIT, LEGIT_LIKERT, LIKERT_MAX, 
 from koblex_tasks.judge_role import GRADER_ROLE
 from koblex_tasks.prompts import load_prompt
 from koblex_tasks.scorers.judge import JudgeConfig, total_usage
-from koblex_tasks.scorers.legit.judging import attempt_cache, reply_objects
+from koblex_tasks.scorers.legit.judging import attempts_record, judge_until_parsed, reply_objects
 from koblex_tasks.scorers.metrics import value_metrics
 
 __all__ = [
@@ -73,33 +71,6 @@ def parse_likert_reply(text: str) -> int | None:
         if isinstance(value, int) and not isinstance(value, bool) and LIKERT_MIN <= value <= LIKERT_MAX:
             return value
     return None
-
-
-@dataclass
-class LikertJudgement:
-    score: int | None = None
-    replies: list[str] = field(default_factory=list)
-    errors: list[str] = field(default_factory=list)
-    usage: ModelUsage = field(default_factory=ModelUsage)
-
-
-async def judge_likert(judge: Model, prompt: str, retries: int, judge_config: JudgeConfig) -> LikertJudgement:
-    """One judge call (retried while unparsable), each attempt cached under its own scope as the rubric's."""
-    result = LikertJudgement()
-    config = judge_config.generate_config()
-    for attempt in range(retries + 1):
-        output = await judge.generate(
-            [ChatMessageUser(content=prompt)], config=config, cache=attempt_cache(judge_config, attempt)
-        )
-        if output.usage is not None:
-            result.usage = result.usage + output.usage
-        result.replies.append(output.completion)
-        if output.error:
-            result.errors.append(str(output.error))
-        result.score = parse_likert_reply(output.completion)
-        if result.score is not None:
-            break
-    return result
 
 
 def _value(score: int | None) -> dict[str, float]:
@@ -158,28 +129,24 @@ def legit_likert(
         judge = judge_config.model()
         response = state.output.completion
         judgment = judgment_text(target.text, issues_from_metadata(state.metadata))
-        result = await judge_likert(
-            judge, likert_prompt_text(response, judgment, prompt_version), retries, judge_config
-        )
+        prompt = likert_prompt_text(response, judgment, prompt_version)
+        result = await judge_until_parsed(judge, prompt, retries, judge_config, parse_likert_reply)
         meta.update(
             judge_model=str(judge),
-            likert=result.score,
-            attempts=len(result.replies),
-            raw=result.replies[-1] if result.replies else None,
-            raw_retried=result.replies[:-1],
-            errors=result.errors,
+            likert=result.value,
+            **attempts_record(result.replies, result.errors),
             judge_usage=total_usage([result.usage]),
         )
-        if result.score is None:
+        if result.value is None:
             why = f"Likert reply unparsable or outside {LIKERT_MIN}-{LIKERT_MAX} after {retries + 1} attempts"
             return Score(
                 value=_value(None), answer=response, explanation=f"unscored: {why}", reason="grader_failed",
                 metadata=meta,
             )  # fmt: skip
         return Score(
-            value=_value(result.score),
+            value=_value(result.value),
             answer=response,
-            explanation=f"Likert {result.score}/10",
+            explanation=f"Likert {result.value}/10",
             metadata=meta,
         )
 
