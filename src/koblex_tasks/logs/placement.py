@@ -48,7 +48,6 @@ class Evidence:
     released: str | None
     retrieving: int  # samples that record retrieval
     predicting: int  # samples that record predicted provisions
-    declared_replay: str | None  # what in the header presents the run as a replay (None: nothing)
     known: bool = True  # the benchmark's manifest names what retrieval looks like in a sample
 
     @property
@@ -100,7 +99,7 @@ def gather_evidence(
                 f"the header says the corpus is {record.get('status')!r} but it records {record['size']:,} "
                 f"provisions: {measured} (the full pool has {run.spec.full_corpus_size:,})"
             )
-    return Evidence(released, retrieving, predicting, declared, manifest is not None)
+    return Evidence(released, retrieving, predicting, manifest is not None)
 
 
 def _status_by_size(record: dict[str, Any], full_size: int) -> str:

@@ -8,8 +8,8 @@ from koblex_tasks.logs.placement import Evidence, corpus_of
 from koblex_tasks.tasks.koblex.task import koblex
 
 # What a run's samples show: retrieval recorded (a live retrieving run), or nothing (closed book).
-RETRIEVED = Evidence(released=None, retrieving=2, predicting=2, declared_replay=None)
-CLOSED_BOOK = Evidence(released=None, retrieving=0, predicting=0, declared_replay=None)
+RETRIEVED = Evidence(released=None, retrieving=2, predicting=2)
+CLOSED_BOOK = Evidence(released=None, retrieving=0, predicting=0)
 
 
 def identity(metadata: dict) -> RunIdentity:
