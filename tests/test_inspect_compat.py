@@ -17,7 +17,14 @@ PRIVATE = re.compile(r"inspect_ai(\.[A-Za-z0-9_]+)*\._")
 
 
 @pytest.mark.parametrize(
-    "where", [compat.EVAL_RUNNING, compat.INIT_MODEL_ROLES, compat.PARSE_CLI_ARGS, compat.ACTIVE_DISPLAY]
+    "where",
+    [
+        compat.EVAL_RUNNING,
+        compat.EVAL_SOLVER_FRAME,
+        compat.INIT_MODEL_ROLES,
+        compat.PARSE_CLI_ARGS,
+        compat.ACTIVE_DISPLAY,
+    ],
 )
 def test_each_lazily_read_private_name_resolves(where: tuple[str, str]) -> None:
     module, name = where
@@ -44,6 +51,15 @@ def test_the_solver_helpers_read_a_registered_solver() -> None:
     assert compat.registry_name(parser, "solver") == "koblex_tasks/parser"
     assert compat.registry_name(parser, "scorer") is None
     assert compat.solver_params(built)["k"] == 7
+
+
+def test_the_eval_solver_is_read_from_evals_own_argument() -> None:
+    """`eval_solver` reads the `solver` argument of Inspect's `_eval_async_inner`; outside an eval it is None."""
+    import inspect
+
+    module, function = compat.EVAL_SOLVER_FRAME
+    assert "solver" in inspect.signature(getattr(importlib.import_module(module), function)).parameters
+    assert compat.eval_solver() is None
 
 
 def test_no_other_module_imports_a_private_inspect_name() -> None:

@@ -16,7 +16,18 @@ PACKAGE = Path(__file__).resolve().parent.parent / "src" / "koblex_tasks"
 
 # Bottom first. A part is a module or subpackage directly under koblex_tasks/.
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("__init__", "errors", "jsonl", "text", "spec", "_inspect_compat", "hub", "judge_role", "prompts"),
+    (
+        "__init__",
+        "errors",
+        "jsonl",
+        "text",
+        "spec",
+        "_inspect_compat",
+        "hub",
+        "judge_role",
+        "prompts",
+        "install",
+    ),
     ("benchmarks",),  # each benchmark's declarations: spec, method grid, evidence record, issue trees
     ("corpus", "stats"),
     ("data",),  # each benchmark's questions and released files

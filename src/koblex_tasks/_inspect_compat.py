@@ -10,15 +10,17 @@ Names that may disappear are read defensively here (the caller gets a fallback, 
 from __future__ import annotations
 
 import importlib
+import sys
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from inspect_ai._util.error import PrerequisiteError
-from inspect_ai._util.registry import registry_find, registry_info
+from inspect_ai._util.registry import registry_create, registry_find, registry_info
 from inspect_ai.model import GenerateConfig, Model
 from inspect_ai.model._generate_config import active_generate_config
 from inspect_ai.model._model import active_model
 from inspect_ai.model._providers.mockllm import MockLLM
+from inspect_ai.solver import SolverSpec
 from inspect_ai.solver._constants import SOLVER_ALL_PARAMS_ATTR
 
 INSPECT_CHECKED = "0.3.285"
@@ -28,11 +30,14 @@ EVAL_RUNNING = ("inspect_ai._eval.eval", "_eval_async_running")
 INIT_MODEL_ROLES = ("inspect_ai.model._model", "init_model_roles")
 PARSE_CLI_ARGS = ("inspect_ai._util.config", "parse_cli_args")
 ACTIVE_DISPLAY = ("inspect_ai._display.core.active", "display")
+# The coroutine of `eval()` whose `solver` argument is the run's `--solver` / `eval(solver=...)`.
+EVAL_SOLVER_FRAME = ("inspect_ai._eval.eval", "_eval_async_inner")
 INSPECT_EXCEPTHOOK_MODULE = "inspect_ai._util.error"  # where Inspect's CLI exception hook is defined
 
 __all__ = [
     "ACTIVE_DISPLAY",
     "EVAL_RUNNING",
+    "EVAL_SOLVER_FRAME",
     "INIT_MODEL_ROLES",
     "INSPECT_CHECKED",
     "INSPECT_EXCEPTHOOK_MODULE",
@@ -43,6 +48,7 @@ __all__ = [
     "active_model",
     "display_print",
     "eval_running",
+    "eval_solver",
     "model_api_names",
     "parse_cli_args",
     "pending_base_url",
@@ -66,6 +72,30 @@ def eval_running() -> bool | None:
     """Is an `eval()` running now (Inspect's private flag)? None when the flag is not there to read."""
     running = _lookup(EVAL_RUNNING)
     return None if running is None else bool(running)
+
+
+def eval_solver() -> object | None:
+    """The solver the running eval will use instead of its tasks' own (`--solver`, `eval(solver=...)`), or None.
+
+    Inspect builds a task before that solver and tells the task nothing of it, so a task that must know which
+    method runs (to check only what that method needs) reads it from the eval's frame. A command line's
+    `SolverSpec` is built from the registry with its arguments; one that cannot be built is returned as is.
+    """
+    module, function = EVAL_SOLVER_FRAME
+    frame = sys._getframe(1)
+    while frame is not None:
+        if frame.f_code.co_name == function and frame.f_globals.get("__name__") == module:
+            break
+        frame = frame.f_back
+    if frame is None:
+        return None
+    solver = frame.f_locals.get("solver")
+    if isinstance(solver, SolverSpec):
+        try:
+            return registry_create("solver", solver.solver, **solver.args)
+        except Exception:  # not a registered name (a file's solver), or arguments Inspect will refuse itself
+            return solver
+    return solver
 
 
 def registry_name(obj: object, kind: str | None = None) -> str | None:

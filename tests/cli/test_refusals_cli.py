@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import importlib.util
 import sqlite3
-import textwrap
 from pathlib import Path
 
 import pytest
 
 from koblex_tasks.cli.refusals import provider_line, solver_argument_line, task_line
-from tests.cli.refusal import SECONDS, closed_port, inspect_eval, koblex_cli, run_cli
+from tests.cli.refusal import SECONDS, Refusal, closed_port, inspect_eval, koblex_cli, run_cli
 
 pytestmark = pytest.mark.slow
 OFFLINE = {"HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
@@ -151,23 +150,54 @@ def test_a_jsonl_cut_mid_character_names_the_column(
     assert line.endswith(f"cut.jsonl:1: not valid JSON (the line ends inside a character at column {column})")
 
 
+NO_TORCH_SHIM = """
+import importlib.util, runpy, sys
+real = importlib.util.find_spec
+importlib.util.find_spec = lambda n, *a, **k: None if n in ("torch", "transformers") else real(n, *a, **k)
+sys.argv = ["inspect", *sys.argv[1:]]
+runpy.run_module("inspect_ai", run_name="__main__", alter_sys=True)
+"""
+
+
+def eval_without_torch(args: list[str], tmp_path: Path) -> Refusal:
+    """`inspect eval ARGS` as on a machine without the rerank extra (torch/transformers' specs hidden)."""
+    (tmp_path / "no_torch.py").write_text(NO_TORCH_SHIM)
+    return run_cli("no_torch", "eval", *args, "--log-dir", str(tmp_path / "logs"), cwd=tmp_path, env=OFFLINE)
+
+
+def without_reranker_none(args: list[str]) -> list[str]:
+    """The run's arguments with the task's `-T reranker=none` dropped (the paper's reranker)."""
+    at = args.index("reranker=none")
+    return [*args[: at - 1], *args[at + 1 :]]
+
+
 def test_the_reranker_hint_keeps_its_extra(tiny_questions: Path, tiny_corpus: Path, tmp_path: Path) -> None:
-    """Without torch/transformers (their specs hidden), the install hint reaches the user whole: `[rerank]`."""
-    shim = tmp_path / "no_torch.py"
-    shim.write_text(
-        textwrap.dedent("""
-        import importlib.util, runpy, sys
-        real = importlib.util.find_spec
-        importlib.util.find_spec = lambda n, *a, **k: None if n in ("torch", "transformers") else real(n, *a, **k)
-        sys.argv = ["inspect", *sys.argv[1:]]
-        runpy.run_module("inspect_ai", run_name="__main__", alter_sys=True)
-    """)
-    )
-    args = koblex(tiny_questions, tiny_corpus)
-    del args[args.index("reranker=none") - 1 : args.index("reranker=none") + 1]  # the paper's reranker
-    proc = run_cli("no_torch", "eval", *args, "--log-dir", str(tmp_path / "logs"), cwd=tmp_path, env=OFFLINE)
+    """Without torch/transformers the install hint reaches the user whole, as it works today: from a clone."""
+    proc = eval_without_torch(without_reranker_none(koblex(tiny_questions, tiny_corpus)), tmp_path)
     assert proc.returncode == 1 and proc.seconds < SECONDS
-    assert "pip install 'koblex-tasks[rerank]'" in proc.line and "-T reranker=none" in proc.line
+    assert 'pip install -e ".[rerank]"' in proc.line and "-T reranker=none" in proc.line
+
+
+def test_a_solver_that_does_not_rerank_needs_no_rerank_extra(
+    tiny_questions: Path, tiny_corpus: Path, tmp_path: Path
+) -> None:
+    """`--solver koblex_tasks/one_time_retrieval` (BM25 alone) runs without the extra and without
+    `-T reranker=none`; the same solver told to rerank (`-S reranker=bge`) is refused in one line."""
+    args = without_reranker_none(
+        koblex(tiny_questions, tiny_corpus, "--solver", "koblex_tasks/one_time_retrieval")
+    )
+    proc = eval_without_torch(args, tmp_path)
+    assert proc.returncode == 0, proc.lines[-20:]
+    (log,) = (tmp_path / "logs").glob("*.eval")
+    from inspect_ai.log import read_eval_log
+
+    header = read_eval_log(str(log), header_only=True)
+    assert header.status == "success" and header.results is not None
+    assert header.plan.steps[-1].solver == "koblex_tasks/one_time_retrieval"
+    log.unlink()
+    refused_run = eval_without_torch([*args, "-S", "reranker=bge"], tmp_path)
+    assert refused_run.returncode == 1 and 'pip install -e ".[rerank]"' in refused_run.line
+    assert not list((tmp_path / "logs").glob("*.eval"))
 
 
 def test_leaderboard_commands_that_read_never_create_a_database(tmp_path: Path) -> None:

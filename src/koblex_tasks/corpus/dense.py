@@ -2,7 +2,7 @@
 
 BGE-M3's dense representation is the [CLS] vector of the last hidden layer, L2-normalised (FlagEmbedding's
 `BGEM3FlagModel(..., normalize_embeddings=True).encode(...)["dense_vecs"]`; no query instruction). This module
-computes exactly that with `transformers` (optional extra `koblex-tasks[dense]`): FlagEmbedding 1.4.2, the
+computes exactly that with `transformers` (optional extra `dense`): FlagEmbedding 1.4.2, the
 current release, does not import under transformers 5 (it needs the removed `modeling_attn_mask_utils`), and
 it would add sentence-transformers, peft and accelerate for a pooling step of two lines. When FlagEmbedding
 does import (transformers 4.x), `backend="flagembedding"` uses `BGEM3FlagModel` itself.

@@ -11,14 +11,16 @@ from contextlib import contextmanager
 from types import ModuleType
 from typing import Any, Generic, NamedTuple, TypeVar
 
+from koblex_tasks.install import CPU_TORCH, pip_extra
+
 T = TypeVar("T")
 
 
 def install_hint(feature: str, extra: str, alternative: str) -> str:
     """The message for a missing torch/transformers: which extra to install, or which option avoids it."""
     return (
-        f"{feature} needs torch and transformers: pip install 'koblex-tasks[{extra}]' "
-        f"(on CPU-only machines install torch==2.13.0 first), or run with -T {alternative}"
+        f"{feature} needs torch and transformers: {pip_extra(extra)} (on a machine without a GPU first "
+        f"{CPU_TORCH}), or run with -T {alternative}"
     )
 
 

@@ -1,6 +1,6 @@
 """Reranking stage: `none`, the paper's cross-encoder (`dragonkue/bge-reranker-v2-m3-ko`), or a test stub.
 
-The cross-encoder is loaded with `transformers` (optional extra `koblex-tasks[rerank]`) as a sequence
+The cross-encoder is loaded with `transformers` (optional extra `rerank`) as a sequence
 classifier with one logit; a sigmoid gives the score, as in the official code (sentence-transformers'
 CrossEncoder with a Sigmoid activation). Inputs are cut at the tokenizer's own maximum, as there: the
 official code sets no `max_length` (a fixed limit is a named setting). Model inference is serialised per
@@ -10,16 +10,22 @@ process with a lock, since one model instance is shared by all concurrently runn
 (official_requests/README), so a run can be compared with the official scripts without model weights.
 """
 
+import importlib.util
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Protocol
 
 from koblex_tasks.corpus.models import LazyModel, LoadedModel, install_hint, load_transformers
+from koblex_tasks.hub import hub_unavailable
+from koblex_tasks.install import pip_extra
 
 PAPER_RERANKER = "dragonkue/bge-reranker-v2-m3-ko"
 STUB_OVERLAP = "stub-overlap"
 TEST_RERANKERS = (STUB_OVERLAP,)  # need no weights: never checked for an installed extra
 _UNBOUNDED = 2**31 - 1  # a tokenizer without a maximum (transformers' 1e30 sentinel): no cut, as officially
 INSTALL_HINT = install_hint("the cross-encoder reranker", "rerank", "reranker=none")
+RERANKER_OFF = "-T reranker=none"
+WEIGHT_FILES = ("model.safetensors", "model.safetensors.index.json", "pytorch_model.bin")
 
 
 class Reranker(Protocol):
@@ -108,6 +114,52 @@ def get_reranker(name: str | None, device: str | None = None) -> Reranker:
         return NoReranker()
     if name == STUB_OVERLAP:
         return StubOverlapReranker()
-    if name in ("bge", "paper"):
-        return CrossEncoderReranker(PAPER_RERANKER, device=device)
-    return CrossEncoderReranker(name, device=device)
+    return CrossEncoderReranker(reranker_model(name), device=device)
+
+
+def reranker_model(name: str | None) -> str:
+    """The model a reranker setting names: "none", a test stub, or a model id/path (aliases resolved)."""
+    if name in (None, ""):
+        return "none"
+    return PAPER_RERANKER if name in ("bge", "paper") else name
+
+
+def reranker_unavailable(name: str | None) -> str | None:
+    """Why the reranker `name` cannot run on this machine, in one line, or None when it can (or none is used).
+
+    Only what is installed and the local Hugging Face cache are looked at (plus a ~3 s reachability probe when
+    the weights are not cached), so a missing model is reported in seconds, not after download retries.
+    """
+    model_id = reranker_model(name)
+    if model_id == "none" or model_id in TEST_RERANKERS:  # nothing to load
+        return None
+    missing = [m for m in ("torch", "transformers") if importlib.util.find_spec(m) is None]
+    if missing:
+        return (
+            f"the reranker {model_id} needs {' and '.join(missing)}: {pip_extra('rerank')}, "
+            f"or run without reranking: {RERANKER_OFF}"
+        )
+    local = Path(model_id)
+    if local.exists():
+        if not (local / "config.json").is_file():
+            return f"reranker directory {model_id} has no config.json; or use {RERANKER_OFF}"
+        return None
+    if weights_cached(model_id):
+        return None
+    reason = hub_unavailable()
+    if reason:
+        return (
+            f"the reranker weights {model_id} are not in the local Hugging Face cache and {reason}: "
+            f"download them once (hf download {model_id}) or run without reranking: {RERANKER_OFF}"
+        )
+    return None
+
+
+def weights_cached(model_id: str) -> bool:
+    """config.json and a weights file of `model_id` are in the local Hugging Face cache (no network)."""
+    from huggingface_hub import try_to_load_from_cache
+
+    def cached(filename: str) -> bool:
+        return isinstance(try_to_load_from_cache(model_id, filename), str)
+
+    return cached("config.json") and any(cached(f) for f in WEIGHT_FILES)

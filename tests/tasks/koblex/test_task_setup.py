@@ -12,13 +12,13 @@ from inspect_ai.model import ChatMessage, ChatMessageSystem, GenerateConfig, Mod
 from koblex_tasks import hub
 from koblex_tasks.benchmarks.koblex.protocol import protocol_of, run_settings
 from koblex_tasks.benchmarks.koblex.spec import GENERATION, KOBLEX, PAPER_RERANKER
+from koblex_tasks.corpus import rerank
 from koblex_tasks.errors import SetupError
 from koblex_tasks.hub import HubUnavailableError, load_hub_rows
 from koblex_tasks.prompts import load_prompt
 from koblex_tasks.providers.koblexmock import scripted_reply, usage_for
 from koblex_tasks.solvers.koblex.parser import parser
 from koblex_tasks.solvers.koblex.standard_prompting import standard_prompting
-from koblex_tasks.tasks.koblex import checks
 from koblex_tasks.tasks.koblex.task import koblex
 from tests.inspect_cli import inspect_eval_cli
 
@@ -35,9 +35,9 @@ PAPER_TASK = {
 def rerank_installed(monkeypatch: pytest.MonkeyPatch) -> None:
     """The reranker check sees torch and transformers as installed (it only asks `find_spec`), so the build-time
     checks are tested with or without the `rerank` extra; no weights are ever loaded here."""
-    real = checks.importlib.util.find_spec
+    real = rerank.importlib.util.find_spec
     monkeypatch.setattr(
-        checks.importlib.util,
+        rerank.importlib.util,
         "find_spec",
         lambda name: object() if name in ("torch", "transformers") else real(name),
     )
@@ -47,7 +47,7 @@ def rerank_installed(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_the_defaults_are_the_papers_protocol(
     tiny_questions: Path, tiny_corpus: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(checks, "weights_cached", lambda model_id: model_id == PAPER_RERANKER)
+    monkeypatch.setattr(rerank, "weights_cached", lambda model_id: model_id == PAPER_RERANKER)
     task = koblex(data=str(tiny_questions), corpus=str(tiny_corpus))  # no reranker weights are loaded here
     meta = task.metadata or {}
     assert meta["protocol"] == "paper"
@@ -150,10 +150,10 @@ def test_missing_reranker_fails_in_seconds_naming_install_and_opt_out(
     text = str(err.value)
     assert "not in the local Hugging Face cache and HF_HUB_OFFLINE is set" in text
     assert "-T reranker=none" in text and "\n" not in text
-    monkeypatch.setattr(checks.importlib.util, "find_spec", lambda name: None)  # the rerank extra is absent
+    monkeypatch.setattr(rerank.importlib.util, "find_spec", lambda name: None)  # the rerank extra is absent
     with pytest.raises(SetupError) as err:
         koblex(data=str(tiny_questions), corpus=str(tiny_corpus), reranker="bge")
-    assert "pip install 'koblex-tasks[rerank]'" in str(err.value) and "-T reranker=none" in str(err.value)
+    assert 'pip install -e ".[rerank]"' in str(err.value) and "-T reranker=none" in str(err.value)
 
 
 def test_offline_hub_fails_fast_with_the_tools_flag(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -21,8 +21,8 @@ from inspect_ai.scorer import Scorer
 from inspect_ai.solver import Solver
 
 from koblex_tasks import __version__
-from koblex_tasks._inspect_compat import registry_name, solver_params
-from koblex_tasks.benchmarks.koblex.protocol import paper_reranker, protocol_of, run_settings
+from koblex_tasks._inspect_compat import eval_solver, registry_name, solver_params
+from koblex_tasks.benchmarks.koblex.protocol import protocol_of, run_settings
 from koblex_tasks.benchmarks.koblex.spec import GENERATION, KOBLEX
 from koblex_tasks.corpus.dense import DEFAULT_DENSE_MODEL
 from koblex_tasks.corpus.retriever import RETRIEVAL_MODES, RetrieverSettings, get_retriever
@@ -125,9 +125,11 @@ def koblex(
     retrieves = solver_retrieves(built)
     questions = _load_questions(data, lang, revision)
     wanted = check_hops(hops, hop_counts(questions.records))
-    if retrieves:  # after the arguments: the weights are the environment's problem, not a typo's
-        used = str(solver_args.get("reranker") or reranker)
-        check_reranker(used, paper_reranker(used))
+    runs = (
+        solver or eval_solver() or built
+    )  # what the samples will run: a --solver replaces the default later
+    if solver_retrieves(runs):  # after the arguments: the weights are the environment's problem, not a typo's
+        check_reranker(str(solver_params(runs).get("reranker") or reranker))
     settings = RetrieverSettings(
         corpus=corpus,
         lang=lang,
