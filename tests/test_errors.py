@@ -22,6 +22,18 @@ def test_unknown_solver_meant_for_us_is_one_line_with_our_solvers(name: str, exp
     assert "standard_prompting" in line and "\n" not in line
 
 
+def test_a_misspelt_solver_is_matched_against_the_named_tasks_solvers_only() -> None:
+    """A KoBLEX run suggests KoBLEX's solvers (not LEGIT's `legit_rag`), a LEGIT run LEGIT's."""
+    exc = ValueError("Unknown solver koblex_tasks/legit_ra (not registered as a @solver or @agent)")
+    koblex = unknown_solver_line(
+        exc, argv=["eval", "koblex_tasks/koblex", "--solver", "koblex_tasks/legit_ra"]
+    )
+    assert koblex is not None and "did you mean" not in koblex and "legit" not in koblex.split("one of:")[1]
+    assert "parser" in koblex and "one_time_retrieval" in koblex
+    legit = unknown_solver_line(exc, argv=["eval", "koblex_tasks/legit", "--solver", "koblex_tasks/legit_ra"])
+    assert legit is not None and "(did you mean 'koblex_tasks/legit_rag'?)" in legit and "parser" not in legit
+
+
 @pytest.mark.parametrize(
     "exc",
     [

@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib
 import sys
 from collections.abc import Callable, Mapping
+from types import FrameType
 from typing import Any
 
 from inspect_ai._util.error import PrerequisiteError
@@ -82,7 +83,7 @@ def eval_solver() -> object | None:
     `SolverSpec` is built from the registry with its arguments; one that cannot be built is returned as is.
     """
     module, function = EVAL_SOLVER_FRAME
-    frame = sys._getframe(1)
+    frame: FrameType | None = sys._getframe(1)
     while frame is not None:
         if frame.f_code.co_name == function and frame.f_globals.get("__name__") == module:
             break

@@ -45,11 +45,20 @@ def read_once(load: Callable[[str], T]) -> Callable[[str | Path], T]:
     return read
 
 
+def not_a_file(path: str | Path, what: str = "file") -> str | None:
+    """Why `path` cannot be read as a file: a folder given where a file is meant, or nothing there; else None."""
+    path = Path(path)
+    if path.is_dir():
+        return f"is a folder, not a {what}: name one of its files"
+    return None if path.is_file() else f"{what} not found"
+
+
 def read_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """Yield (line number, object) for each non-blank line; raise DataError on anything else."""
     path = Path(path)
-    if not path.is_file():
-        raise DataError(str(path), None, "file not found")
+    problem = not_a_file(path)
+    if problem:
+        raise DataError(str(path), None, problem)
     with path.open("rb") as handle:
         for number, line in enumerate(handle, start=1):
             if not line.strip():

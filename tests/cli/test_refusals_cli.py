@@ -256,3 +256,13 @@ def test_provider_and_task_lines() -> None:
         task_line(none_found, ["mytasks.py", "--model", "koblex_tasks/koblex"]) is None
     )  # not ours, an option value
     assert "did you mean 'koblex_tasks/legit'" in str(task_line(none_found, ["koblex_tasks/legti"]))
+
+
+def test_replay_of_a_folder_says_it_is_a_folder(tmp_path: Path) -> None:
+    folder = tmp_path / "released"
+    folder.mkdir()
+    run = koblex_cli("replay", str(folder), cwd=tmp_path)
+    assert (
+        run.returncode == 2
+        and run.line == f"koblex replay: error: {folder}: is a folder, not a file: name one of its files"
+    )

@@ -38,14 +38,19 @@ def _display_silenced() -> bool:
     return bool(rich.get_console().quiet)
 
 
-def registered_solver_names() -> list[str]:
-    """Every solver of every registered benchmark, by its short name."""
+def registered_solver_names(argv: Sequence[str] | None = None) -> list[str]:
+    """The solvers, by short name, of the benchmarks whose tasks the command line names (`argv`, default
+    `sys.argv`); of every registered benchmark when it names none of them."""
     from koblex_tasks.tasks import benchmarks
 
-    return sorted({name.removeprefix(NAMESPACE) for b in benchmarks() for name in b.solver_names})
+    args = set(sys.argv[1:] if argv is None else argv)
+    named = [b for b in benchmarks() if str(b.spec.task) in args] or benchmarks()
+    return sorted({name.removeprefix(NAMESPACE) for b in named for name in b.solver_names})
 
 
-def unknown_solver_line(exc: BaseException, known: Sequence[str] | None = None) -> str | None:
+def unknown_solver_line(
+    exc: BaseException, known: Sequence[str] | None = None, argv: Sequence[str] | None = None
+) -> str | None:
     """Inspect's unknown-`--solver` error as one line with our solvers listed, when the name is meant for us.
 
     Meant for us: in our namespace, or a close match of one of our solvers' names; anything else is Inspect's.
@@ -53,7 +58,7 @@ def unknown_solver_line(exc: BaseException, known: Sequence[str] | None = None) 
     found = UNKNOWN_SOLVER.match(str(exc)) if isinstance(exc, ValueError) else None
     if found is None:
         return None
-    names = list(known) if known is not None else registered_solver_names()
+    names = list(known) if known is not None else registered_solver_names(argv)
     name = found.group(1)
     bare = name.removeprefix(NAMESPACE)
     close = closest(bare, names)

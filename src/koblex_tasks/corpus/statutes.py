@@ -23,6 +23,7 @@ from koblex_tasks.corpus.cache import SkipCache, cache_key, file_sha256, open_ca
 from koblex_tasks.corpus.provision import ARTICLE, LEVELS, PARAGRAPH, Level, Provision, provision_text
 from koblex_tasks.corpus.rows import LANG_SUFFIX, data_error, read_row, text_language
 from koblex_tasks.corpus.table import ProvisionTable, TableBuilder
+from koblex_tasks.jsonl import not_a_file
 
 logger = logging.getLogger(__name__)
 
@@ -295,8 +296,9 @@ def load_statutes(
         raise ValueError(f"lang must be one of {sorted(LANG_SUFFIX)}, got {lang!r}")
     if corpus is not None:
         path = Path(corpus)
-        if not path.is_file():
-            raise data_error(str(path), None, "file not found")
+        problem = not_a_file(path)
+        if problem:
+            raise data_error(str(path), None, problem)
         if use_cache:
             return _load_cached(path, lang, cache_dir)
         parsed = parse_rows(_read_jsonl(path), str(path), lang)

@@ -22,7 +22,7 @@ from koblex_tasks.corpus.provision import ARTICLE, PARAGRAPH, Level, provision_k
 from koblex_tasks.corpus.rows import LANG_SUFFIX
 from koblex_tasks.errors import DataError
 from koblex_tasks.hub import load_hub_rows
-from koblex_tasks.jsonl import read_jsonl
+from koblex_tasks.jsonl import not_a_file, read_jsonl
 
 KOBLEX_HF_REPO = "JihyungL/KoBLEX-koblex"
 KOBLEX_HF_SPLIT = "test"
@@ -134,8 +134,9 @@ def load_koblex(
         raise ValueError(f"lang must be one of {sorted(LANG_SUFFIX)}, got {lang!r}")
     if data is not None:
         source = str(Path(data))
-        if not Path(data).is_file():
-            raise DataError(source, None, "questions file not found")
+        problem = not_a_file(data, "questions file")
+        if problem:
+            raise DataError(source, None, problem)
         numbered = list(read_jsonl(source))
     else:
         rows, source = load_hub_rows(KOBLEX_HF_REPO, KOBLEX_HF_SPLIT, revision)
