@@ -202,7 +202,9 @@ def place(run: RunIdentity, coverage: Coverage, task_args: dict[str, Any], evide
         f"corpus={corpus_status}",
         *variants,
     ]
-    label = " · ".join([spec.name, str(lang), f"{corpus_status} corpus", *variants])
+    # a benchmark without a statute pool (LEGIT) is not described by one (the key keeps its corpus part)
+    pool = [f"{corpus_status} corpus"] if spec.full_corpus_size is not None else []
+    label = " · ".join([spec.name, str(lang), *pool, *variants])
     if unverified_dataset(spec, run.fingerprint):
         label += f" · {UNVERIFIED}"
     if coverage.subset:
