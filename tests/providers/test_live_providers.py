@@ -138,3 +138,19 @@ def test_a_request_the_server_rejects_stops_the_run_in_one_line(
     )
     [log] = logs(tmp_path)
     assert log.status == "error"  # the log is written as usual
+
+
+def test_legit_with_a_gpt_4o_judge_passes_the_strict_openai_api(
+    schema: Path, tiny_legit: Path, tmp_path: Path
+) -> None:
+    with strict_openai(schema) as api:
+        run = inspect_eval(
+            "koblex_tasks/legit", "-T", f"data={tiny_legit}", "--model", "openai/gpt-4o",
+            "--model-role", "grader=openai/gpt-4o", "--display", "none",
+            cwd=tmp_path, env={**OFFLINE, "OPENAI_BASE_URL": api.base_url, "OPENAI_API_KEY": "x"},
+        )  # fmt: skip
+    assert run.returncode == 0, run.lines[-20:]
+    assert api.rejected == [] and api.accepted
+    [log] = logs(tmp_path)
+    assert log.status == "success"
+    assert log.eval.metadata["backends"]["--model-role grader"]["family"] == "hosted"
