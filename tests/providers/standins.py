@@ -207,6 +207,7 @@ ANTHROPIC_MESSAGES = {
         "mcp_servers": {"type": "array"},
         "output_config": {"type": "object"},
         "inference_geo": {"type": ["string", "null"]},
+        "cache_control": {"type": ["object", "null"]},
     },
 }
 ANTHROPIC_VALIDATOR = Draft202012Validator(ANTHROPIC_MESSAGES)

@@ -9,7 +9,7 @@ import pytest
 from inspect_ai.log import list_eval_logs, read_eval_log
 
 from tests.cli.refusal import SECONDS, closed_port, inspect_eval
-from tests.providers.standins import lenient_vllm, strict_openai
+from tests.providers.standins import lenient_vllm, strict_anthropic, strict_openai
 
 pytestmark = pytest.mark.slow
 OFFLINE = {"HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
@@ -154,3 +154,22 @@ def test_legit_with_a_gpt_4o_judge_passes_the_strict_openai_api(
     [log] = logs(tmp_path)
     assert log.status == "success"
     assert log.eval.metadata["backends"]["--model-role grader"]["family"] == "hosted"
+
+
+def test_an_anthropic_model_passes_the_strict_messages_api(
+    tiny_questions: Path, tiny_corpus: Path, tmp_path: Path
+) -> None:
+    pytest.importorskip("anthropic", reason="the anthropic extra: pip install -e '.[anthropic]'")
+    with strict_anthropic() as api:
+        run = inspect_eval(
+            *koblex(tiny_questions, tiny_corpus), "--model", "anthropic/claude-sonnet-4-5", "--limit", "1",
+            "--display", "none", cwd=tmp_path,
+            env={**OFFLINE, "ANTHROPIC_BASE_URL": api.base_url.removesuffix("/v1"), "ANTHROPIC_API_KEY": "x"},
+        )  # fmt: skip
+    assert run.returncode == 0, run.lines[-20:]
+    assert api.rejected == [] and len(api.accepted) == 4  # ParSeR: provisions, two selections, the answer
+    for body in api.accepted:
+        assert [m["role"] for m in body["messages"]] == ["user"] and "system" not in body
+        assert body["max_tokens"] == 2000
+    [log] = logs(tmp_path)
+    assert log.status == "success" and log.eval.metadata["backends"]["--model"]["chat_format"] == "user"
