@@ -57,6 +57,7 @@ __all__ = [
     "run_generate_config",
     "set_model_roles",
     "solver_params",
+    "under_inspect_cli",
 ]
 
 
@@ -138,6 +139,14 @@ def display_print(line: str) -> bool:
     except Exception:  # the display is not running
         return False
     return True
+
+
+def under_inspect_cli() -> bool:
+    """Is this process Inspect's CLI? Its exception hook (or one wrapping it, `cli.refusals`) is installed."""
+    import sys
+
+    hook_module = getattr(sys.excepthook, "__module__", "")
+    return hook_module in (INSPECT_EXCEPTHOOK_MODULE, "koblex_tasks.cli.refusals")
 
 
 def run_generate_config(model: Model) -> GenerateConfig:

@@ -28,7 +28,12 @@ def test_a_live_parser_run_on_vllm_records_enable_thinking_false_and_seed_0(
         )
         bodies = [r.body for r in server.requests]
     assert log.status == "success", log.error
-    assert log.eval.metadata["generation"]["chat_template_kwargs"] == {"enable_thinking": False}
+    # built outside the eval: `auto` is resolved per request (vllm/ -> the vLLM scripts' shape)
+    assert log.eval.metadata["generation"]["chat_format"] == "auto"
+    assert (
+        log.eval.metadata["generation"]["by_format"]["system_user"]["chat_template_kwargs"]
+        == NO_THINKING["chat_template_kwargs"]
+    )
     events = [e for s in log.samples or [] for e in s.events if isinstance(e, ModelEvent)]
     assert len(events) == 2 * 4  # per question: provisions, two selections, the answer
     assert all(e.config.seed == 0 and e.config.extra_body == NO_THINKING for e in events)

@@ -33,6 +33,7 @@ from koblex_tasks.corpus.retriever import RetrieverSettings, get_retriever
 from koblex_tasks.errors import DataError, SetupError
 from koblex_tasks.hub import HubUnavailableError
 from koblex_tasks.judge_role import ROLES_SET_BY_BUILDER, built_by_eval
+from koblex_tasks.solvers.rejections import watch_rejections
 
 CONNECT_TIMEOUT = 3.0
 NO_MODEL = "none/none"  # what Inspect builds for an eval without --model (it fails on the first call)
@@ -54,13 +55,14 @@ def preflight() -> None:
     """Refuse the run when a model it will call is not there (a no-op outside an eval's task build)."""
     if not built_by_eval():
         return
+    watch_rejections()  # a request the server rejects then stops the run in one line
     checked: set[str] = set()
     # A builder that set the roles itself (the grid) builds before any eval: its models are its own to check.
-    for flag, model in _run_models(evaluated=not ROLES_SET_BY_BUILDER.get()):
+    for flag, model in run_models(evaluated=not ROLES_SET_BY_BUILDER.get()):
         check_model(flag, model, checked)
 
 
-def _run_models(evaluated: bool = True) -> Iterator[tuple[str, Model]]:
+def run_models(evaluated: bool = True) -> Iterator[tuple[str, Model]]:
     """(the option that gave it, model) for the evaluated model and each bound role."""
     model = active_model() if evaluated else None
     if model is not None:
@@ -70,9 +72,21 @@ def _run_models(evaluated: bool = True) -> Iterator[tuple[str, Model]]:
             yield f"--model-role {role}=", each
 
 
+def base_url_variable(provider: str) -> str:
+    """The environment variable a provider's client reads its server from (`OPENAI_BASE_URL`, ...)."""
+    return f"{provider.upper().replace('-', '_')}_BASE_URL"
+
+
 def server_url(model: Model) -> str | None:
-    """The server a model talks to: its base URL, or the one a lazily connecting provider (vLLM) will use."""
-    return getattr(model.api, "base_url", None) or pending_base_url(model.api)
+    """The server a model talks to: its base URL, the one a lazily connecting provider (vLLM) will use, or
+    the `<PROVIDER>_BASE_URL` its client reads itself (the `openai` client's `OPENAI_BASE_URL`, ...)."""
+    provider = str(model).split("/", 1)[0]
+    return (
+        getattr(model.api, "base_url", None)
+        or pending_base_url(model.api)
+        or os.environ.get(base_url_variable(provider))
+        or None
+    )
 
 
 def check_model(flag: str, model: Model, checked: set[str] | None = None) -> None:
@@ -98,13 +112,7 @@ def check_model(flag: str, model: Model, checked: set[str] | None = None) -> Non
         return
     if checked is not None:
         checked.add(url)
-    problem = unreachable(url)
-    if problem is not None:
-        source = url_source(url, provider)
-        raise PreflightError(
-            f"{flag}{name}: cannot connect to {url} ({source}): {problem}; start the server there "
-            f"or point {source} at a running one"
-        )
+    require_reachable(url, url_source(url, provider), f"{flag}{name}")
     wanted = served_name(name)
     served = served_models(url, getattr(model.api, "api_key", None)) if wanted else None
     if served and wanted not in served:
@@ -112,6 +120,19 @@ def check_model(flag: str, model: Model, checked: set[str] | None = None) -> Non
         raise PreflightError(
             f"{flag}{name}: the server at {url} serves {listed}, not {wanted}: name one of these in the model, "
             "or start the server with this model"
+        )
+
+
+def require_reachable(url: str, source: str, subject: str, timeout: float = CONNECT_TIMEOUT) -> None:
+    """Refuse the run in one line when nothing listens at `url` (a TCP connection within `timeout` s).
+
+    `source` names where the URL came from (an environment variable, a task argument), `subject` what needs
+    it (`--model openai/gpt-4o`, `-T reranker_url=`): the line says both and the fix."""
+    problem = unreachable(url, timeout)
+    if problem is not None:
+        raise PreflightError(
+            f"{subject}: cannot connect to {url} ({source}): {problem}; start the server there "
+            f"or point {source} at a running one"
         )
 
 
@@ -168,7 +189,7 @@ def url_source(url: str, provider: str) -> str:
     for variable, value in sorted(os.environ.items()):
         if variable.endswith("_BASE_URL") and value.rstrip("/") == url.rstrip("/"):
             return variable
-    return f"--model-base-url or {provider.upper().replace('-', '_')}_BASE_URL"
+    return f"--model-base-url or {base_url_variable(provider)}"
 
 
 def note_task_retrieval(title: str, settings: RetrieverSettings) -> None:

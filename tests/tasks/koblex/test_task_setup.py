@@ -52,16 +52,23 @@ def test_the_defaults_are_the_papers_protocol(
     meta = task.metadata or {}
     assert meta["protocol"] == "paper"
     assert meta["retrieval"]["tokenizer"] == "official" and meta["retrieval"]["reranker"] == PAPER_RERANKER
-    assert meta["generation"]["chat_format"] == "system_user"
-    assert meta["generation"]["max_tokens"] == {
+    # built outside an eval: the shape is resolved per model at its first request (`auto`)
+    assert meta["generation"]["chat_format"] == "auto"
+    assert meta["generation"]["by_format"]["system_user"]["max_tokens"] == {
         "provisions": 4000,
         "selection": 2048,
         "answer": 4000,
         "tree": 2048,
         "reasoning": 4000,
     }
-    assert meta["generation"]["chat_template_kwargs"] == {"enable_thinking": False}
-    assert task.config.temperature == 0.0 and task.config.top_p == 0.9 and task.config.max_tokens is None
+    assert meta["generation"]["by_format"]["system_user"]["chat_template_kwargs"] == {
+        "enable_thinking": False
+    }
+    assert "chat_template_kwargs" not in meta["generation"]["by_format"]["user"]
+    # temperature and top_p are the resolved format's, set per call; the run's own settings still win
+    assert task.config.temperature is None and task.config.top_p is None and task.config.max_tokens is None
+    forced = koblex(data=str(tiny_questions), corpus=str(tiny_corpus), chat_format="system_user")
+    assert forced.config.temperature == 0.0 and forced.config.top_p == 0.9
     assert KOBLEX.paper_protocol["k"] == 100 and KOBLEX.paper_protocol["l"] == 10
 
 

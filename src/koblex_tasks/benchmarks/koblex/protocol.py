@@ -24,10 +24,13 @@ SOLVER_SETTINGS: dict[str, tuple[str, ...]] = {
 NOT_RUN_SETTINGS = ("judge", "reranker_max_length")
 SINGLE_MESSAGE_PROMPTS = "v1"
 # Settings where the paper ran more than one value: each chat format the spec has generation settings for
-# (system_user: the vLLM scripts' rows; user: the OpenAI scripts' GPT-4o rows) is the paper's protocol.
-PAPER_ALTERNATIVES: dict[str, tuple[Any, ...]] = {
-    "chat_format": tuple(GENERATION)
-}  # ParSeR / baseline prompt version sent as one user message
+# (system_user: the vLLM scripts' rows; user: the OpenAI scripts' GPT-4o rows) is the paper's protocol on the
+# backend the paper sent it to, and "auto" picks that one per provider. The task names any other pairing
+# (a forced format on the other kind of server, a provider with no rule) as a value of its own.
+PAPER_ALTERNATIVES: dict[str, tuple[Any, ...]] = {"chat_format": (*GENERATION, "auto")}
+# What a user adds to every request beyond the task's settings (`-M` model arguments, the run's own
+# `extra_body`): passed as given, always a deviation (the paper sent none).
+USER_REQUEST_SETTINGS = ("model_args", "extra_body")
 
 
 def paper_reranker(name: str | None) -> str:
@@ -52,6 +55,7 @@ def run_settings(task: Mapping[str, Any], solver_name: str, solver_args: Mapping
         settings["chat_format"] = "user"
     own = SOLVER_SETTINGS.get(short, ())
     settings.update({name: solver_args[name] for name in own if name in solver_args})
+    settings.update({name: task[name] for name in USER_REQUEST_SETTINGS if task.get(name)})
     return settings
 
 
@@ -66,4 +70,11 @@ def protocol_of(settings: Mapping[str, Any]) -> str | dict[str, dict[str, Any]]:
         and settings[name] != paper[name]
         and settings[name] not in PAPER_ALTERNATIVES.get(name, ())
     }
+    differs.update(
+        {
+            name: {"value": settings[name], "paper": None}
+            for name in USER_REQUEST_SETTINGS
+            if settings.get(name)
+        }
+    )
     return differs or "paper"

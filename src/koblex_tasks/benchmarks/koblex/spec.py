@@ -125,8 +125,11 @@ KOBLEX = BenchmarkSpec(
     # 1.1.0: the paper's protocol request for request (enable_thinking, seeds, the kept official behaviours),
     # LF-Eval as DeepEval weighs it, gold provisions out of the samples. 1.0.0 logs are still read: their
     # deterministic scores re-derive unchanged; an LF-Eval column of theirs needs re-scoring.
-    version="1.1.0",
-    accepted_versions=("1.0.0", "1.1.0"),
+    # 1.2.0: the request shape follows the provider (`chat_format=auto`): a hosted API gets the OpenAI scripts'
+    # requests (one user message, no seed, no chat_template_kwargs), a self-served model the vLLM scripts' as
+    # before; scores and their re-derivation are unchanged.
+    version="1.2.0",
+    accepted_versions=("1.0.0", "1.1.0", "1.2.0"),
     scorers=(PROVISION_MATCH, TOKEN_F1, LF_EVAL),
     # The number of gold provisions (the paper's 55/125/46 split), not the file's own `n_hops`.
     stratum=StratumSpec("hop_count", "hops", name_template="hop{group_name}"),

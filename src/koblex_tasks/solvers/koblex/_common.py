@@ -2,10 +2,13 @@
 
 Chat format (the task's `chat_format`, in each sample's `generation` metadata): `system_user` sends the
 method's system prompt as a system turn and the filled template as a user turn, as the official vLLM scripts
-do; `user` sends one user message "<system>\\n\\n<template>", as the official OpenAI scripts do. Prompt version
+do; `user` sends one user message "<system>\\n\\n<template>", as the official OpenAI scripts do; `auto` (the
+default) picks one per request from the provider of the model called (`solvers.backends`): self-served
+servers get the vLLM scripts' shape, hosted APIs the OpenAI scripts'. Prompt version
 "v1" is the single-file wording of earlier releases (always one user message). Each call's max_tokens is its
 stage's limit (`benchmarks.koblex.spec.GENERATION`) unless the run sets max_tokens itself (`--max-tokens`);
-under "system_user" (the vLLM scripts) every call also sends the stage's seed and `enable_thinking=False`.
+under "system_user" (the vLLM scripts) every call also sends the stage's seed and, to a self-served server,
+`enable_thinking=False` (never to a hosted API, whose schema has no such field).
 Solvers leave the model's completion as written; the scorers extract the answer with the recorded rule.
 """
 
@@ -18,6 +21,7 @@ from inspect_ai.model import (
     ChatMessageSystem,
     ChatMessageUser,
     GenerateConfig,
+    Model,
     ModelOutput,
     get_model,
 )
@@ -30,12 +34,16 @@ from koblex_tasks.benchmarks.koblex.spec import GENERATION, KOBLEX
 from koblex_tasks.corpus.provision import Provision
 from koblex_tasks.corpus.retriever import Hit, Retriever
 from koblex_tasks.prompts import Prompt
+from koblex_tasks.solvers.backends import Backend
 from koblex_tasks.solvers.common import recorded_prompt
 
 RERANK_DEPTH = 100  # BM25 candidates a reranker picks from
 GENERATION_METADATA_KEY = "generation"  # sample metadata: {"chat_format": ..., "max_tokens": {stage: n}}
 ChatFormat = Literal["system_user", "user"]
 CHAT_FORMATS: tuple[ChatFormat, ...] = ("system_user", "user")
+AUTO: Literal["auto"] = "auto"  # the shape follows the provider of the model called (`solvers.backends`)
+RequestedFormat = Literal["auto", "system_user", "user"]
+REQUESTED_FORMATS: tuple[RequestedFormat, ...] = (AUTO, *CHAT_FORMATS)
 PAPER_CHAT_FORMAT: ChatFormat = KOBLEX.paper_protocol["chat_format"]
 SINGLE_FILE_VERSION = "v1"  # prompt files of this version hold system and template in one text
 SYSTEM_VERSION = "v1"  # version of the `<name>_system` files paired with the split templates
@@ -101,12 +109,14 @@ class Generation:
 
     @classmethod
     def of(cls, state: TaskState) -> "Generation":
+        """The sample's settings, `auto` resolved for the model under evaluation."""
         recorded: dict[str, Any] = state.metadata.get(GENERATION_METADATA_KEY) or {}
-        chat_format = recorded.get("chat_format") or PAPER_CHAT_FORMAT
-        if chat_format not in CHAT_FORMATS:
-            raise ValueError(f"chat_format must be one of {CHAT_FORMATS}, got {chat_format!r}")
-        limits = recorded.get("max_tokens") or GENERATION[chat_format]["max_tokens"]
-        return cls(chat_format, dict(limits))
+        requested = recorded.get("chat_format") or PAPER_CHAT_FORMAT
+        if requested not in REQUESTED_FORMATS:
+            raise ValueError(f"chat_format must be one of {REQUESTED_FORMATS}, got {requested!r}")
+        chat_format = resolve_chat_format(requested, get_model())
+        limits = recorded.get("max_tokens") if requested != AUTO else None
+        return cls(chat_format, dict(limits or GENERATION[chat_format]["max_tokens"]))
 
     def config(self, stage: str) -> GenerateConfig:
         """The call's settings as the official script of this chat format sent them for `stage`.
@@ -118,23 +128,35 @@ class Generation:
         return stage_config(self.chat_format, stage, self.max_tokens.get(stage))
 
 
+def resolve_chat_format(requested: str, model: Model) -> ChatFormat:
+    """The chat format sent to `model`: the one the task forces, else its provider's (`auto`)."""
+    return Backend.of(model).chat_format(requested, PAPER_CHAT_FORMAT)
+
+
 def stage_config(chat_format: ChatFormat, stage: str, max_tokens: int | None) -> GenerateConfig:
-    """See `Generation.config`: the official script's settings for one call, yielding to the run's own."""
+    """See `Generation.config`: the official script's settings for one call, yielding to the run's own.
+
+    Temperature and top_p are the chat format's unless the run (task, command line) sets them; vLLM's
+    chat-template arguments go only to a provider that takes them (`Backend.takes_vllm_extensions`)."""
     paper = GENERATION[chat_format]
-    run = run_generate_config(get_model())
+    model = get_model()
+    run = run_generate_config(model)
     values: dict[str, Any] = {}
     if max_tokens is not None and run.max_tokens is None:
         values["max_tokens"] = max_tokens
     seed = (paper.get("seed") or {}).get(stage)
     if seed is not None and run.seed is None:
         values["seed"] = seed
-    if paper.get("chat_template_kwargs") and run.extra_body is None:
-        values["extra_body"] = {"chat_template_kwargs": dict(paper["chat_template_kwargs"])}
+    extensions = paper.get("chat_template_kwargs")
+    if extensions and run.extra_body is None and Backend.of(model).takes_vllm_extensions:
+        values["extra_body"] = {"chat_template_kwargs": dict(extensions)}
     top = (paper.get("top_logprobs") or {}).get(stage)
     if top is not None:
         values.update(logprobs=True, top_logprobs=top)
-    temperature = (paper.get("stage_temperature") or {}).get(stage)
-    if temperature is not None and run.temperature in (None, paper["temperature"]):
+    if run.top_p is None:
+        values["top_p"] = paper["top_p"]
+    temperature = (paper.get("stage_temperature") or {}).get(stage, paper["temperature"])
+    if run.temperature in (None, paper["temperature"]):
         values["temperature"] = temperature
     return GenerateConfig(**values)
 

@@ -1,8 +1,11 @@
 """The KoBLEX task: 226 Korean legal scenario questions, statute retrieval, open answers.
 
 Defaults are the paper's protocol (`KOBLEX.paper_protocol`): ParSeR with k=100, l=10, the official BM25
-tokenization, the paper's cross-encoder reranker, and the official vLLM scripts' chat format (system + user
-turns) and per-stage limits. The log says `"protocol": "paper"` or lists each setting that differs.
+tokenization, the paper's cross-encoder reranker, and the request shape of the official scripts the paper ran
+against that kind of server (`chat_format=auto`): the vLLM scripts' (system + user turns, seeds, no thinking)
+for a self-served model, the OpenAI scripts' (one user message, no seed) for a hosted API, each with its
+per-stage limits. The log records each model's provider and shape (`backends`) and says `"protocol": "paper"`
+or lists each setting that differs.
 
 Everything is checked when the task is built, before any model call: task arguments, file paths, the hub
 (offline runs fail in seconds), the reranker (extra installed, weights at hand), the hop counts. The corpus
@@ -21,7 +24,13 @@ from inspect_ai.scorer import Scorer
 from inspect_ai.solver import Solver
 
 from koblex_tasks import __version__
-from koblex_tasks._inspect_compat import eval_solver, registry_name, solver_params
+from koblex_tasks._inspect_compat import (
+    active_model,
+    eval_solver,
+    registry_name,
+    run_generate_config,
+    solver_params,
+)
 from koblex_tasks.benchmarks.koblex.protocol import protocol_of, run_settings
 from koblex_tasks.benchmarks.koblex.spec import GENERATION, KOBLEX
 from koblex_tasks.corpus.dense import DEFAULT_DENSE_MODEL
@@ -40,13 +49,20 @@ from koblex_tasks.data.koblex.dataset import (
 from koblex_tasks.data.koblex.language import gold_identity
 from koblex_tasks.errors import DataError
 from koblex_tasks.hub import HubUnavailableError
-from koblex_tasks.judge_role import built_by_eval, grader_bound
+from koblex_tasks.judge_role import ROLES_SET_BY_BUILDER, built_by_eval, grader_bound
 from koblex_tasks.scorers.koblex import lf_eval, provision_match, token_f1
+from koblex_tasks.solvers.backends import Backend, backends_record
 from koblex_tasks.solvers.common import RETRIEVAL_METADATA_KEY
 from koblex_tasks.solvers.discovery import retrieves as solver_retrieves
-from koblex_tasks.solvers.koblex._common import CHAT_FORMATS, GENERATION_METADATA_KEY, ChatFormat
+from koblex_tasks.solvers.koblex._common import (
+    AUTO,
+    GENERATION_METADATA_KEY,
+    PAPER_CHAT_FORMAT,
+    REQUESTED_FORMATS,
+    RequestedFormat,
+)
 from koblex_tasks.solvers.koblex.parser import parser
-from koblex_tasks.solvers.preflight import preflight
+from koblex_tasks.solvers.preflight import preflight, run_models
 from koblex_tasks.tasks.concurrency import connection_config
 from koblex_tasks.tasks.koblex.checks import CHECKS, check_hops, check_reranker
 
@@ -72,7 +88,7 @@ def koblex(
     retrieval: Literal["bm25", "dense", "hybrid"] = "bm25",
     dense_model: str | None = None,
     bm25_order: Literal["bm25s", "float64"] = PAPER["bm25_order"],
-    chat_format: ChatFormat = PAPER["chat_format"],
+    chat_format: RequestedFormat = AUTO,
     official: bool = False,
     hops: int | list[int] | None = None,
     judge: bool | None = None,
@@ -102,9 +118,10 @@ def koblex(
         dense_model: encoder id or local path for dense/hybrid (default BAAI/bge-m3).
         bm25_order: BM25 candidate lists as bm25s builds them ("bm25s", the paper's: float32 scores, its tie
             order, zero-score rows padding a short list) or exact float64 scores with ties by corpus position.
-        chat_format: "system_user" (default: system + user turns, max_tokens 4000/2048/4000, temperature 0,
-            as the official vLLM scripts) or "user" (one user message, max_tokens 2000, temperature 0.01, as
-            the official OpenAI scripts behind the GPT-4o rows). top_p 0.9 in both.
+        chat_format: "auto" (default: per the provider of the model called, see `solvers.backends`),
+            "system_user" (system + user turns, max_tokens 4000/2048/4000, temperature 0, seeds, as the
+            official vLLM scripts) or "user" (one user message, max_tokens 2000, temperature 0.01, no seed, as
+            the official OpenAI scripts behind the GPT-4o rows). top_p 0.9 in all.
         official: score exactly like the paper's script (800-character cut, rounding).
         hops: keep only questions with this many gold provisions (e.g. 1 or [2,3]).
         judge: add the LF-Eval judge scorer; None = only when a `grader` model role is bound (never the
@@ -144,8 +161,10 @@ def koblex(
     identity, language_note = gold_identity(
         retriever.corpus if retriever is not None else None, questions, lang, allow_language_mismatch
     )
-    generation = GENERATION[chat_format]
-    sample_generation = {"chat_format": chat_format, "max_tokens": generation["max_tokens"]}
+    evaluated = _evaluated_backend()
+    sample_generation: dict[str, Any] = {"chat_format": chat_format}
+    if chat_format != AUTO:
+        sample_generation["max_tokens"] = GENERATION[chat_format]["max_tokens"]
     dataset = koblex_dataset(
         questions,
         lang,
@@ -167,18 +186,20 @@ def koblex(
         "reranker": reranker,
         "retrieval": retrieval,
         "bm25_order": bm25_order,
-        "chat_format": chat_format,
+        "chat_format": chat_format
+        if evaluated is None
+        else evaluated.protocol_value(chat_format, PAPER_CHAT_FORMAT),
         "generation": GENERATION,
         "judge_prompt": judge_prompt,
+        **_user_request_settings(),
     }
     return Task(
         dataset=dataset,
         solver=built,
         scorer=_scorers(official, judge_args if use_judge else None, gold_book(questions, lang, identity)),
-        # temperature and top_p of the official scripts; max_tokens is set per call (stage) by the solvers.
-        config=connection_config(
-            GenerateConfig(temperature=generation["temperature"], top_p=generation["top_p"])
-        ),
+        # temperature and top_p of the official scripts: a forced chat format's here (the run's settings), auto's
+        # per call, as max_tokens (per stage), by the solvers once they know the model they call.
+        config=connection_config(_format_config(chat_format)),
         version=TASK_VERSION,
         metadata={
             "benchmark": KOBLEX.name,
@@ -192,7 +213,12 @@ def koblex(
             "provision_level": identity.level,  # what provision_match compares: paragraphs or articles
             "language_mismatch": language_note,
             "retriever": retriever.describe() if retriever is not None else None,
-            "generation": {"chat_format": chat_format, **generation},
+            "generation": _generation_record(chat_format, evaluated),
+            "backends": backends_record(
+                run_models(evaluated=evaluated is not None), chat_format, PAPER_CHAT_FORMAT
+            )
+            if built_by_eval()
+            else "resolved per model at its first request (the task was built outside an eval)",
             "official_scoring": official,
             "lf_eval": f"judge prompt {judge_prompt} ({judge_language})"
             if use_judge
@@ -215,9 +241,40 @@ def _check_arguments(
     CHECKS.choice("lang", lang, LANG_SUFFIX)
     CHECKS.choice("tokenizer", tokenizer, TOKENIZERS)
     CHECKS.choice("retrieval", retrieval, RETRIEVAL_MODES)
-    CHECKS.choice("chat_format", chat_format, CHAT_FORMATS)
+    CHECKS.choice("chat_format", chat_format, REQUESTED_FORMATS)
     CHECKS.file("data", data, "questions file")
     CHECKS.file("corpus", corpus, "statute corpus file")
+
+
+def _evaluated_backend() -> Backend | None:
+    """The evaluated model's backend when the eval building the task has made it active (not in a grid,
+    which builds its tasks before any eval: there each request resolves `auto`)."""
+    model = active_model() if built_by_eval() and not ROLES_SET_BY_BUILDER.get() else None
+    return None if model is None else Backend.of(model)
+
+
+def _user_request_settings() -> dict[str, Any]:
+    """The evaluated model's `-M` arguments and the run's own `extra_body`: sent as given, listed as deviations."""
+    model = active_model() if built_by_eval() and not ROLES_SET_BY_BUILDER.get() else None
+    if model is None:
+        return {}
+    return {"model_args": dict(model.model_args), "extra_body": run_generate_config(model).extra_body}
+
+
+def _generation_record(chat_format: str, evaluated: Backend | None) -> dict[str, Any]:
+    """The chat format asked for and the settings sent: the resolved format's, when the model is known."""
+    sent = chat_format if evaluated is None else evaluated.chat_format(chat_format, PAPER_CHAT_FORMAT)
+    if sent == AUTO:
+        return {"chat_format": AUTO, "by_format": GENERATION}
+    return {"chat_format": chat_format, "sent": sent, **GENERATION[sent]}
+
+
+def _format_config(chat_format: str) -> GenerateConfig:
+    """The task's generate config: a forced chat format's temperature and top_p (auto: set per call)."""
+    if chat_format == AUTO:
+        return GenerateConfig()
+    generation = GENERATION[chat_format]
+    return GenerateConfig(temperature=generation["temperature"], top_p=generation["top_p"])
 
 
 def _scorers(official: bool, judge_args: dict[str, Any] | None, gold: GoldBook) -> list[Scorer]:

@@ -32,11 +32,12 @@ from koblex_tasks.judge_role import built_by_eval, grader_bound, judge_required_
 from koblex_tasks.scorers.legit.arithmetic import RULES
 from koblex_tasks.scorers.legit.likert import legit_likert
 from koblex_tasks.scorers.legit.rubric import REPLAYED_MODE, legit_rubric, sent_temperature
+from koblex_tasks.solvers.backends import backends_record
 from koblex_tasks.solvers.common import RETRIEVAL_METADATA_KEY
 from koblex_tasks.solvers.grader import refuse_without_grader, require_grader
 from koblex_tasks.solvers.legit.predict import legit_predict
 from koblex_tasks.solvers.legit.verdicts import legit_verdicts
-from koblex_tasks.solvers.preflight import note_task_retrieval, preflight
+from koblex_tasks.solvers.preflight import note_task_retrieval, preflight, run_models
 from koblex_tasks.tasks.checks import ArgumentChecks
 from koblex_tasks.tasks.concurrency import connection_config
 
@@ -235,6 +236,8 @@ def legit(
         metadata={
             "benchmark": LEGIT.name,
             "package_version": __version__,
+            # each model's provider (LEGIT sends no provider-specific field: every provider gets the same requests)
+            "backends": backends_record(run_models()) if built_by_eval() else None,
             "dataset_source": loaded.source,
             "dataset_commit": LEGIT_COMMIT if data is None else None,
             "dataset_sha256": loaded.sha256,

@@ -1,0 +1,268 @@
+"""Local stand-ins for the servers a user names, on 127.0.0.1, each recording what it receives.
+
+- `strict_openai`: the hosted OpenAI Chat Completions API as strict as the real one. Every body is validated
+  against `CreateChatCompletionRequest` of the official OpenAPI document (`$KOBLEX_SHARED_DATA/providers/
+  openai-chat-completions.schema.json`, with `jsonschema`); a top-level property the schema does not list is
+  HTTP 400 "Unrecognized request argument supplied: <name>" (`invalid_request_error`), as the API answers.
+- `strict_anthropic`: the Anthropic Messages API (`POST /v1/messages`) written from its public API reference:
+  required `model`, `max_tokens`, `messages`; the request parameters it lists and no others (400
+  "<name>: Extra inputs are not permitted"); temperature and top_p within [0, 1].
+- `lenient_vllm`: a vLLM-like OpenAI-compatible server that takes anything (as vLLM takes its extensions).
+
+All answer by the conformance responder (`koblex_tasks.conformance.server.completion`), so every KoBLEX method
+gets replies it can parse, and serve `GET /v1/models`.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+from jsonschema import Draft202012Validator
+
+from koblex_tasks.conformance.server import completion
+
+Reply = tuple[int, dict[str, Any]]
+Route = Callable[[str, dict[str, Any]], Reply]
+
+
+@dataclass
+class Received:
+    path: str
+    body: dict[str, Any]
+    status: int
+    error: str | None
+
+
+@dataclass
+class StandIn:
+    """A running stand-in: its base URL and every request it received (accepted or rejected)."""
+
+    base_url: str
+    received: list[Received] = field(default_factory=list)
+
+    @property
+    def accepted(self) -> list[dict[str, Any]]:
+        return [r.body for r in self.received if r.status == 200]
+
+    @property
+    def rejected(self) -> list[Received]:
+        return [r for r in self.received if r.status != 200]
+
+
+@contextmanager
+def serve(route: Route, models: list[str]) -> Iterator[StandIn]:
+    """Serve `route` on an ephemeral loopback port until the block ends."""
+    received: list[Received] = []
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(route, models, threading.Lock(), received))
+    server.daemon_threads = True
+    stand_in = StandIn(f"http://127.0.0.1:{server.server_address[1]}/v1", received)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield stand_in
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def _handler(route: Route, models: list[str], lock: threading.Lock, received: list[Received]) -> type:
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, format: str, *args: Any) -> None:
+            """Quiet: `received` is the log."""
+
+        def _send(self, status: int, payload: dict[str, Any]) -> None:
+            data = json.dumps(payload, ensure_ascii=False).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def do_GET(self) -> None:
+            if self.path.rstrip("/").endswith("/models"):
+                listed = [{"id": m, "object": "model", "type": "model", "display_name": m} for m in models]
+                self._send(200, {"object": "list", "data": listed, "has_more": False})
+            else:
+                self._send(404, {"error": {"message": f"not served: {self.path}"}})
+
+        def do_POST(self) -> None:
+            raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            try:
+                body = json.loads(raw or b"{}")
+                status, payload = route(self.path, body)
+            except json.JSONDecodeError as exc:
+                body, status, payload = {}, 400, {"error": {"message": f"not JSON: {exc}"}}
+            error = None if status == 200 else json.dumps(payload)
+            with lock:
+                received.append(Received(self.path, body, status, error))
+            self._send(status, payload)
+
+    return Handler
+
+
+# --- OpenAI Chat Completions -------------------------------------------------------------------------------
+
+
+def openai_validator(schema_file: Path) -> tuple[Draft202012Validator, frozenset[str]]:
+    """A validator of `CreateChatCompletionRequest` and the top-level properties it lists (through `allOf`)."""
+    document = json.loads(schema_file.read_text(encoding="utf-8"))
+    schemas = document["components"]["schemas"]
+
+    def properties(node: dict[str, Any]) -> set[str]:
+        if "$ref" in node:
+            return properties(schemas[node["$ref"].rsplit("/", 1)[-1]])
+        found = set(node.get("properties", {}))
+        for part in node.get("allOf", []):
+            found |= properties(part)
+        return found
+
+    root = {**document, "$ref": "#/components/schemas/CreateChatCompletionRequest"}
+    listed = frozenset(properties(schemas["CreateChatCompletionRequest"]))
+    return Draft202012Validator(root), listed
+
+
+def openai_error(message: str, param: str | None = None) -> Reply:
+    return 400, {"error": {"message": message, "type": "invalid_request_error", "param": param, "code": None}}
+
+
+def openai_route(schema_file: Path, model: str) -> Route:
+    validator, listed = openai_validator(schema_file)
+
+    def route(path: str, body: dict[str, Any]) -> Reply:
+        if not path.rstrip("/").endswith("/chat/completions"):
+            return 404, {"error": {"message": f"Invalid URL (POST {path})", "type": "invalid_request_error"}}
+        unknown = sorted(set(body) - listed)
+        if unknown:
+            return openai_error(f"Unrecognized request argument supplied: {unknown[0]}")
+        error = next(iter(sorted(validator.iter_errors(body), key=str)), None)
+        if error is not None:
+            where = ".".join(str(p) for p in error.absolute_path) or None
+            return openai_error(f"Invalid request: {error.message}", where)
+        if body["model"] != model:
+            return 404, {
+                "error": {
+                    "message": f"The model `{body['model']}` does not exist",
+                    "type": "invalid_request_error",
+                }
+            }
+        return 200, completion(body, model)
+
+    return route
+
+
+@contextmanager
+def strict_openai(schema_file: Path, models: tuple[str, ...] = ("gpt-4o",)) -> Iterator[StandIn]:
+    routes = {m: openai_route(schema_file, m) for m in models}
+
+    def route(path: str, body: dict[str, Any]) -> Reply:
+        chosen = routes.get(str(body.get("model")), routes[models[0]])
+        return chosen(path, body)
+
+    with serve(route, list(models)) as stand_in:
+        yield stand_in
+
+
+# --- Anthropic Messages ------------------------------------------------------------------------------------
+
+# POST /v1/messages body parameters as the API reference lists them.
+ANTHROPIC_MESSAGES = {
+    "type": "object",
+    "required": ["model", "max_tokens", "messages"],
+    "properties": {
+        "model": {"type": "string"},
+        "max_tokens": {"type": "integer", "minimum": 1},
+        "messages": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["role", "content"],
+                "properties": {
+                    "role": {"enum": ["user", "assistant"]},
+                    "content": {"type": ["string", "array"]},
+                },
+                "additionalProperties": False,
+            },
+        },
+        "system": {"type": ["string", "array"]},
+        "temperature": {"type": "number", "minimum": 0, "maximum": 1},
+        "top_p": {"type": "number", "minimum": 0, "maximum": 1},
+        "top_k": {"type": "integer", "minimum": 0},
+        "stop_sequences": {"type": "array", "items": {"type": "string"}},
+        "stream": {"type": "boolean"},
+        "metadata": {"type": "object"},
+        "service_tier": {"enum": ["auto", "standard_only"]},
+        "thinking": {"type": "object"},
+        "tools": {"type": "array"},
+        "tool_choice": {"type": "object"},
+        "container": {"type": ["string", "object", "null"]},
+        "context_management": {"type": ["object", "null"]},
+        "mcp_servers": {"type": "array"},
+        "output_config": {"type": "object"},
+        "inference_geo": {"type": ["string", "null"]},
+        "cache_control": {"type": ["object", "null"]},
+    },
+}
+ANTHROPIC_VALIDATOR = Draft202012Validator(ANTHROPIC_MESSAGES)
+
+
+def anthropic_error(message: str) -> Reply:
+    return 400, {"type": "error", "error": {"type": "invalid_request_error", "message": message}}
+
+
+def anthropic_route(path: str, body: dict[str, Any]) -> Reply:
+    if not path.rstrip("/").endswith("/messages"):
+        return 404, {"type": "error", "error": {"type": "not_found_error", "message": f"Not found: {path}"}}
+    unknown = sorted(set(body) - set(ANTHROPIC_MESSAGES["properties"]))  # type: ignore[arg-type]
+    if unknown:
+        return anthropic_error(f"{unknown[0]}: Extra inputs are not permitted")
+    error = next(iter(sorted(ANTHROPIC_VALIDATOR.iter_errors(body), key=str)), None)
+    if error is not None:
+        where = ".".join(str(p) for p in error.absolute_path)
+        return anthropic_error(f"{where}: {error.message}")
+    system = body.get("system") or ""
+    if isinstance(system, list):
+        system = "\n".join(str(block.get("text", "")) for block in system)
+    messages = [{"role": "system", "content": system}] if system else []
+    for message in body["messages"]:
+        content = message["content"]
+        if isinstance(content, list):
+            content = "".join(str(b.get("text", "")) for b in content if b.get("type") == "text")
+        messages.append({"role": message["role"], "content": content})
+    chat = completion({"messages": messages, "stop": body.get("stop_sequences")}, body["model"])
+    text = chat["choices"][0]["message"]["content"]
+    return 200, {
+        "id": f"msg_standin{int(time.time() * 1000)}",
+        "type": "message",
+        "role": "assistant",
+        "model": body["model"],
+        "content": [{"type": "text", "text": text}],
+        "stop_reason": "end_turn",
+        "stop_sequence": None,
+        "usage": {"input_tokens": chat["usage"]["prompt_tokens"], "output_tokens": len(text)},
+    }
+
+
+@contextmanager
+def strict_anthropic(models: tuple[str, ...] = ("claude-sonnet-4-5",)) -> Iterator[StandIn]:
+    with serve(anthropic_route, list(models)) as stand_in:
+        yield stand_in
+
+
+# --- vLLM-like ---------------------------------------------------------------------------------------------
+
+
+@contextmanager
+def lenient_vllm(model: str) -> Iterator[StandIn]:
+    def route(path: str, body: dict[str, Any]) -> Reply:
+        return 200, completion(body, model)
+
+    with serve(route, [model]) as stand_in:
+        yield stand_in
