@@ -1,7 +1,9 @@
 """One-time retrieval (KoBLEX Table 2, "Standard Retrieval"): retrieve once with the whole question, answer.
 
-The query is background + question. The paper retrieved exactly as many provisions as the item has gold ones,
-which leaks the gold count into the method; `k="gold"` reproduces that, the default is a fixed k.
+The query is background + question. The paper retrieved exactly as many provisions as the item has gold ones
+(every released `sp_or`/`cot_or` file: 226/226 rows; the dataset's `n_hops` would give 220/226), which leaks
+the gold count into the method; `k="gold"` reproduces that and is the default (only the count reaches the
+solver, as `gold_count` in the sample metadata, never the provisions); an integer k is a fixed depth.
 The prompts are sent in the task's `chat_format` (`sp_or_vllm.py` / `cot_or_vllm.py`: system + user turns;
 the OpenAI scripts: one user message); the answer is the text after the last "Answer:", except that
 `sp_or_vllm.py` writes its reply whole (kept by the paper's protocol: `official_answer_prefix_bug`).
@@ -26,7 +28,7 @@ from koblex_tasks.solvers.koblex._common import (
 
 @solver
 def one_time_retrieval(
-    k: int | Literal["gold"] = 3,
+    k: int | Literal["gold"] = "gold",
     cot: bool = False,
     tokenizer: str | None = None,
     reranker: str | None = "none",
@@ -36,7 +38,7 @@ def one_time_retrieval(
     """Retrieve the top-k provisions for the question and answer grounded in them.
 
     Args:
-        k: provisions to retrieve, or "gold" for the paper's (leaky) number of gold provisions.
+        k: provisions to retrieve, or "gold" (default) for the paper's (leaky) number of gold provisions.
         cot: reason before answering (the paper's "CoT + one-time retrieval").
         tokenizer, reranker: retrieval overrides (see `solvers.common`); reranker "none" by default (the
             official baseline: BM25 alone; None takes the task's); with a reranker, BM25 fetches 100
