@@ -52,16 +52,31 @@ class Method:
 
 # The recordings are of the released scripts: where the released traces contradict them (and the defaults
 # follow the traces), the scripts' behaviour is switched on here (`protocol.SCRIPT_SWITCHES`).
+IRCOT_SCRIPT: dict[str, Any] = {
+    "script_prompt": True,
+    "script_final_stop": True,
+    "script_drops_punctuation": True,
+}
+FLARE_SCRIPT: dict[str, Any] = {
+    "script_stops_at_marker": True,
+    "script_question_once": True,
+    "script_drops_punctuation": True,
+}
+SCRIPT_RUNS = (
+    "ircot("
+    + ", ".join(f"{k}=true" for k in IRCOT_SCRIPT)
+    + "), flare("
+    + ", ".join(f"{k}=true" for k in FLARE_SCRIPT)
+    + ")"
+)
 METHODS: dict[str, Method] = {
     "sp": Method(standard_prompting),
     "cot": Method(chain_of_thought),
     "sp_or": Method(lambda: one_time_retrieval(k="gold")),
     "cot_or": Method(lambda: one_time_retrieval(k="gold", cot=True)),
     "parser": Method(parser, STUB_OVERLAP),
-    "ircot": Method(lambda: ircot(script_prompt=True, script_final_stop=True, script_drops_punctuation=True)),
-    "flare": Method(
-        lambda: flare(script_stops_at_marker=True, script_question_once=True, script_drops_punctuation=True)
-    ),
+    "ircot": Method(lambda: ircot(**IRCOT_SCRIPT)),
+    "flare": Method(lambda: flare(**FLARE_SCRIPT)),
     "probtree_tree": Method(probtree),
     "beamaggr_tree": Method(beamaggr),
 }

@@ -24,9 +24,10 @@ confident tokens on vLLM is kept likewise; `official_mask_bug=False` keeps them,
 
 Where the released scripts and the released traces (`results/flare_*.jsonl`) disagree, the traces win, since
 they made the paper's numbers; each script behaviour is a switch:
-- The run does not end at the first "So the answer is:": the GPT-4o traces retrieve again after it in 153 of
-  218 parsable rows and reach 5 steps; the loop runs `max_steps` sentences and forces the final answer only
-  when the last one lacks the marker. `script_stops_at_marker=True` ends at the first marker.
+- On OpenAI (GPT-4o) the run does not end at the first "So the answer is:": the traces retrieve again after
+  it in 153 of 218 parsable rows and all reach 5 steps; the loop runs `max_steps` sentences and forces the
+  final answer only when the last one lacks the marker. `script_stops_at_marker=True` ends at the first
+  marker. The vLLM traces end at it (2-8 steps, one marker), as the script does.
 - Every step prompt of every trace (both backends) reads "Question: Question: <question>"; the scripts send
   "Question:" once: `script_question_once=True`.
 - Every sentence keeps the punctuation that ended it in the next prompt (as IRCoT's traces); the scripts'
@@ -99,7 +100,8 @@ def flare(
             released scripts do.
         official_mask_bug: on the vLLM chat format, drop confident tokens from the masked sentence, as the
             released script does.
-        script_stops_at_marker: end at the first "So the answer is:" as the scripts do (the traces go on).
+        script_stops_at_marker: on OpenAI, end at the first "So the answer is:" as the script does (the
+            GPT-4o traces go on; on vLLM the run always ends there, as script and traces do).
         script_question_once: "Question:" once in the step prompt, as the scripts send it (the traces: twice).
         script_drops_punctuation: drop each sentence's final punctuation, as the scripts' servers do.
         tokenizer, reranker, prompt_version: as for every multi-hop solver (see `_multihop`).
@@ -135,7 +137,7 @@ def flare(
             step_logprobs=True,
             step_system=None if vllm else "system",
             rules=StepRules(
-                stop_at_marker=script_stops_at_marker,
+                stop_at_marker=script_stops_at_marker or vllm,
                 keep_stop=not script_drops_punctuation,
                 question_prefix="" if script_question_once else TRACED_QUESTION_PREFIX,
             ),
