@@ -67,13 +67,13 @@ SCRIPT_RUNS = (
     + ", ".join(f"{k}=true" for k in IRCOT_SCRIPT)
     + "), flare("
     + ", ".join(f"{k}=true" for k in FLARE_SCRIPT)
-    + ")"
+    + "), one_time_retrieval(script_answer_marker=true)"
 )
 METHODS: dict[str, Method] = {
     "sp": Method(standard_prompting),
     "cot": Method(chain_of_thought),
     "sp_or": Method(lambda: one_time_retrieval(k="gold")),
-    "cot_or": Method(lambda: one_time_retrieval(k="gold", cot=True)),
+    "cot_or": Method(lambda: one_time_retrieval(k="gold", cot=True, script_answer_marker=True)),
     "parser": Method(parser, STUB_OVERLAP),
     "ircot": Method(lambda: ircot(**IRCOT_SCRIPT)),
     "flare": Method(lambda: flare(**FLARE_SCRIPT)),

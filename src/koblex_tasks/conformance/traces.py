@@ -43,6 +43,7 @@ FLARE_MARKER = "So the answer is:"
 FLARE_QUESTION = "Question: "  # the traces' step prompts read "Question: Question: <question>"
 FLARE_QUERY_REPLY = "New Query: (the released query is not in the trace)"  # the retrieval is scripted
 ANSWER_MARKER = "Answer:"
+TRACED_OPENAI_MARKER = "Answer: "  # CoT + one-time retrieval on GPT-4o
 # Why the rows of these methods cannot drive a replay (their answer rule and provisions are still compared).
 UNSCRIPTED = {
     "self_ask": "the trace holds the follow-up prompt, not each call's output",
@@ -211,7 +212,15 @@ def one_time(row: TraceRow, trace: Any, backend: str) -> Script:
 
 
 def cot_one_time(row: TraceRow, trace: Any, backend: str) -> Script:
-    return Script([answer_reply(row, after_answer=True)], [list(row.comb or [])], prompts=[None])
+    """CoT + one-time retrieval: the GPT-4o rows were read after "Answer: " (with its space), so a reply whose
+    marker is "Answer:\n" was written whole; the vLLM rows after "Answer:"."""
+    if backend == "openai" and TRACED_OPENAI_MARKER in row.answer:
+        raise NotReplayable(f'the answer holds "{TRACED_OPENAI_MARKER}", which the rule never leaves')
+    return Script(
+        [Reply(row.answer)] if backend == "openai" else [answer_reply(row, True)],
+        [list(row.comb or [])],
+        prompts=[None],
+    )
 
 
 def sentences(reasoning: str) -> list[str]:

@@ -25,7 +25,7 @@ SOLVER_SETTINGS: dict[str, tuple[str, ...]] = {
     ),
     "self_ask": ("retrieve_every_follow_up",),
     "beamaggr": ("official_first_answer",),
-    "one_time_retrieval": ("official_answer_prefix_bug",),
+    "one_time_retrieval": ("official_answer_prefix_bug", "script_answer_marker"),
 }
 # The released scripts' behaviours that the released traces contradict (the traces made the paper's numbers,
 # so the paper's protocol follows them): each a solver switch, off in the paper's protocol.
@@ -35,6 +35,7 @@ SCRIPT_SWITCHES = (
     "script_drops_punctuation",
     "script_stops_at_marker",
     "script_question_once",
+    "script_answer_marker",
 )
 # Protocol facts that are not a setting of the run: LF-Eval's grader role; the reranker's input limit (no
 # max_length, as the official code: fixed in `corpus.rerank`, listed so "paper" says what it means).

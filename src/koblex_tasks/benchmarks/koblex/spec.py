@@ -127,7 +127,8 @@ KOBLEX = BenchmarkSpec(
     # deterministic scores re-derive unchanged; an LF-Eval column of theirs needs re-scoring.
     # 1.2.0: the defaults follow the released traces where they contradict the scripts (one-time retrieval
     # k="gold"; BeamAggr's first sub-answer; IRCoT's "So the answer is:" prompt on vLLM, unbounded forced call,
-    # kept punctuation; FLARE past the first marker, "Question: Question:"; Self-Ask's single retrieval).
+    # kept punctuation; FLARE past the first marker on OpenAI, "Question: Question:"; Self-Ask's single
+    # retrieval; CoT + OR on OpenAI read after "Answer: ").
     # 1.1.0 and 1.0.0 logs are still read: scores re-derive from their outputs as before.
     version="1.2.0",
     accepted_versions=("1.0.0", "1.1.0", "1.2.0"),
@@ -158,6 +159,7 @@ KOBLEX = BenchmarkSpec(
         "script_drops_punctuation": False,  # IRCoT/FLARE: each sentence keeps its final punctuation
         "script_stops_at_marker": False,  # FLARE goes on after the first "So the answer is:"
         "script_question_once": False,  # FLARE's step prompt reads "Question: Question:"
+        "script_answer_marker": False,  # CoT + OR on OpenAI: the answer after "Answer: " (GPT-4o rows)
         "retrieve_every_follow_up": False,  # Self-Ask retrieves once per question
         "tokenizer": "official",
         "reranker": PAPER_RERANKER,

@@ -25,6 +25,8 @@ from koblex_tasks.solvers.koblex._common import (
     top_provisions,
 )
 
+TRACED_COT_OPENAI_ANSWER = AnswerRule("after_marker", ("Answer: ",))  # the released GPT-4o CoT+OR rows
+
 
 @solver
 def one_time_retrieval(
@@ -34,6 +36,7 @@ def one_time_retrieval(
     reranker: str | None = "none",
     prompt_version: str = "v2",
     official_answer_prefix_bug: bool = True,
+    script_answer_marker: bool = False,
 ) -> Solver:
     """Retrieve the top-k provisions for the question and answer grounded in them.
 
@@ -47,6 +50,9 @@ def one_time_retrieval(
             single-file wording).
         official_answer_prefix_bug: on the vLLM chat format without CoT, score the reply whole ("Answer: "
             included), as `sp_or_vllm.py` writes it (every other script keeps the text after "Answer:").
+        script_answer_marker: on the OpenAI chat format with CoT, read the answer after the last "Answer:" as
+            `cot_or_openai.py` does; the released GPT-4o rows were read after "Answer: " (with its space): the
+            26 of 226 rows whose reply has "Answer:\n" hold the whole reply, none holds "Answer: ".
     """
     if k != "gold" and (not isinstance(k, int) or k < 1):
         raise ValueError(f"k must be a positive integer or 'gold', got {k!r}")
@@ -65,8 +71,11 @@ def one_time_retrieval(
         prompt = StagePrompt.load(state, "cot_or" if cot else "sp_or", prompt_version)
         context = join_provisions([p.text for p in provisions])
         state = await answer_with(state, generate, prompt, question=query, context_str=context)
-        if official_answer_prefix_bug and not cot and Generation.of(state).chat_format == "system_user":
+        chat_format = Generation.of(state).chat_format
+        if official_answer_prefix_bug and not cot and chat_format == "system_user":
             record.answer_rule = AnswerRule().as_dict()  # the reply as written, "Answer: " and all
+        if cot and chat_format == "user" and not script_answer_marker:
+            record.answer_rule = TRACED_COT_OPENAI_ANSWER.as_dict()
         return state
 
     return solve
