@@ -234,6 +234,7 @@ SLOW_MODULES = frozenset(
         "tests/test_errors.py",
         "tests/tasks/koblex/test_eval_retry.py",
         "tests/conformance/test_conformance.py",
+        "tests/conformance/test_released_traces.py",  # released files replayed, one eval each
         "tests/solvers/koblex/test_multihop_solvers.py",
         "tests/grid/test_grid_run.py",
         "tests/grid/test_legit_grid.py",

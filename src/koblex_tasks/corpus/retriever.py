@@ -295,6 +295,12 @@ async def aget_retriever(settings: RetrieverSettings) -> Retriever:
     return await anyio.to_thread.run_sync(get_retriever, settings)
 
 
+def install_retriever(settings: RetrieverSettings, retriever: Retriever) -> None:
+    """Serve `retriever` for these settings from now on (a stand-in: the trace replay's scripted one)."""
+    with _registry_lock:
+        _registry[settings] = retriever
+
+
 def clear_retrievers() -> None:
     with _registry_lock:
         _registry.clear()

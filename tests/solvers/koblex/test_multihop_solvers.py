@@ -16,6 +16,7 @@ from inspect_ai.model import (
     get_model,
 )
 
+from koblex_tasks.conformance.run import FLARE_SCRIPT, IRCOT_SCRIPT  # the released scripts' behaviours
 from koblex_tasks.providers.koblexmock import usage_for
 from koblex_tasks.solvers.koblex.beamaggr import beamaggr
 from koblex_tasks.solvers.koblex.flare import flare
@@ -112,7 +113,7 @@ def self_ask_reply(call: Call) -> str:
 
 def test_self_ask_follow_ups_retrieve_and_answer(tiny_questions: Path, tiny_corpus: Path) -> None:
     model = Scripted(self_ask_reply)
-    log = ok(run(self_ask(), model, tiny_questions, tiny_corpus))
+    log = ok(run(self_ask(retrieve_every_follow_up=True), model, tiny_questions, tiny_corpus))
     s = sample(log, "q2")
     ev = evidence_of(s)
     assert ev["method"] == "self_ask" and ev["queries"] == [FOLLOW_1, FOLLOW_2]
@@ -137,6 +138,18 @@ def test_self_ask_follow_ups_retrieve_and_answer(tiny_questions: Path, tiny_corp
     assert set(s.metadata["prompts"]) == {"selfask_system", "selfask_answer", "selfask_question"}
 
 
+def test_self_ask_retrieves_once_by_default_as_the_traces_show(
+    tiny_questions: Path, tiny_corpus: Path
+) -> None:
+    model = Scripted(self_ask_reply)
+    s = sample(ok(run(self_ask(), model, tiny_questions, tiny_corpus)), "q2")
+    ev = evidence_of(s)
+    assert ev["queries"] == [FOLLOW_1] and ev["predicted"] == [ROBBERY]  # two follow-ups, one retrieval
+    steps = s.metadata["self_ask_trace"]
+    assert [st["follow_up"] for st in steps] == [FOLLOW_1, FOLLOW_2]
+    assert steps[1]["retrieved"] == steps[0]["retrieved"] == [ROBBERY]  # answered from the first retrieval
+
+
 def test_self_ask_is_bounded_and_official_stops_retrieve_once(
     tiny_questions: Path, tiny_corpus: Path
 ) -> None:
@@ -150,7 +163,10 @@ def test_self_ask_is_bounded_and_official_stops_retrieve_once(
         return f"Are follow up questions needed here: Yes.\nFollow up: {FOLLOW_1}"
 
     model = Scripted(always_follow)
-    s = sample(ok(run(self_ask(max_steps=3), model, tiny_questions, tiny_corpus)), "q2")
+    s = sample(
+        ok(run(self_ask(max_steps=3, retrieve_every_follow_up=True), model, tiny_questions, tiny_corpus)),
+        "q2",
+    )
     ev = evidence_of(s)
     assert ev["queries"] == [FOLLOW_1] * 3 and ev["predicted"] == [ROBBERY] * 3
     assert ev["counters"] == {"forced_final_answer": 1} and answer_of(s) == "결론"
@@ -191,7 +207,7 @@ def ircot_reply(call: Call) -> str:
 
 def test_ircot_each_sentence_is_the_next_query(tiny_questions: Path, tiny_corpus: Path) -> None:
     model = Scripted(ircot_reply)
-    s = sample(ok(run(ircot(), model, tiny_questions, tiny_corpus)), "q2")
+    s = sample(ok(run(ircot(script_drops_punctuation=True), model, tiny_questions, tiny_corpus)), "q2")
     ev = evidence_of(s)
     assert ev["queries"] == [Q2, S1, S2]
     assert ev["predicted"] == [ROBBERY, ROBBERY, QUASI]  # the official combination_list, duplicates kept
@@ -233,7 +249,9 @@ def test_ircot_vllm_script_runs_every_step_and_stops_the_forced_answer_at_a_newl
         return "So the final answer is: 무기 징역"
 
     model = Scripted(reply)
-    s = sample(ok(run(ircot(), model, tiny_questions, tiny_corpus, chat_format="system_user")), "q2")
+    s = sample(
+        ok(run(ircot(**IRCOT_SCRIPT), model, tiny_questions, tiny_corpus, chat_format="system_user")), "q2"
+    )
     steps = [c for c in model.calls if c.config.stop_seqs == [".", "!", "?"] and "강도가 상해를" in c.user]
     assert len(steps) == 8  # the released script looks for "So the answer is:", so no step ends the loop
     [forced] = model.where(lambda c: c.user.endswith(" So the answer is:") and "강도가 상해를" in c.user)
@@ -245,7 +263,7 @@ def test_ircot_vllm_script_runs_every_step_and_stops_the_forced_answer_at_a_newl
     s = sample(
         ok(
             run(
-                ircot(official_marker_bug=False),
+                ircot(official_marker_bug=False, **IRCOT_SCRIPT),
                 fixed,
                 tiny_questions,
                 tiny_corpus,
@@ -284,7 +302,7 @@ def flare_reply(call: Call) -> Reply:
 
 def test_flare_retrieves_only_after_low_confidence_tokens(tiny_questions: Path, tiny_corpus: Path) -> None:
     model = Scripted(flare_reply)
-    s = sample(ok(run(flare(), model, tiny_questions, tiny_corpus)), "q2")
+    s = sample(ok(run(flare(**FLARE_SCRIPT), model, tiny_questions, tiny_corpus)), "q2")
     ev = evidence_of(s)
     # the OpenAI script: the rewrite's reply is the query as written, logprobs without alternatives
     assert ev["queries"] == [Q2, f"New Query: {NEW_QUERY}"] and ev["predicted"] == [ROBBERY, QUASI]
@@ -300,10 +318,13 @@ def test_flare_retrieves_only_after_low_confidence_tokens(tiny_questions: Path, 
         "query": f"New Query: {NEW_QUERY}",
     }
 
-    lenient = flare(threshold=-3.0, official_threshold_bug=False)
+    lenient = flare(threshold=-3.0, official_threshold_bug=False, **FLARE_SCRIPT)
     lenient_run = sample(ok(run(lenient, Scripted(flare_reply), tiny_questions, tiny_corpus)), "q2")
     assert evidence_of(lenient_run)["queries"] == [Q2]  # the -5.0 token lies past the stop: never counts
-    ignored = sample(ok(run(flare(threshold=-3.0), Scripted(flare_reply), tiny_questions, tiny_corpus)), "q2")
+    ignored = sample(
+        ok(run(flare(threshold=-3.0, **FLARE_SCRIPT), Scripted(flare_reply), tiny_questions, tiny_corpus)),
+        "q2",
+    )
     assert len(evidence_of(ignored)["queries"]) == 2  # the scripts' default -0.70 whatever the flag says
 
 
@@ -311,7 +332,9 @@ def test_flare_vllm_script_flow(tiny_questions: Path, tiny_corpus: Path) -> None
     """The vLLM script: steps without a system turn, logprobs=1 on every call, seed 0 and no thinking, the
     masked sentence without its confident tokens, the query cut after "New Query:", threshold -0.60."""
     model = Scripted(flare_reply)
-    s = sample(ok(run(flare(), model, tiny_questions, tiny_corpus, chat_format="system_user")), "q2")
+    s = sample(
+        ok(run(flare(**FLARE_SCRIPT), model, tiny_questions, tiny_corpus, chat_format="system_user")), "q2"
+    )
     assert evidence_of(s)["queries"] == [Q2, NEW_QUERY]
     assert all(c.config.logprobs and c.config.top_logprobs == 1 and c.config.seed == 0 for c in model.calls)
     assert all(
@@ -322,7 +345,15 @@ def test_flare_vllm_script_flow(tiny_questions: Path, tiny_corpus: Path) -> None
     [rewrite] = model.where(lambda c: c.user.startswith("The following user query"))
     assert rewrite.system and "Query: _\nNew Query: " in rewrite.user
     kept = Scripted(flare_reply)
-    ok(run(flare(official_mask_bug=False), kept, tiny_questions, tiny_corpus, chat_format="system_user"))
+    ok(
+        run(
+            flare(official_mask_bug=False, **FLARE_SCRIPT),
+            kept,
+            tiny_questions,
+            tiny_corpus,
+            chat_format="system_user",
+        )
+    )
     [rewrite] = kept.where(lambda c: c.user.startswith("The following user query"))
     assert "Query: 강도가 _상해하면 처벌된다\nNew Query: " in rewrite.user
 
@@ -394,7 +425,7 @@ def test_probtree_picks_the_most_confident_strategy_per_node(tiny_questions: Pat
 
 def test_beamaggr_aggregates_candidate_beams(tiny_questions: Path, tiny_corpus: Path) -> None:
     model = Scripted(tree_reply)
-    log = ok(run(beamaggr(), model, tiny_questions, tiny_corpus))
+    log = ok(run(beamaggr(official_first_answer=False), model, tiny_questions, tiny_corpus))
     s = sample(log, "q2")
     ev = evidence_of(s)
     assert ev["queries"] == [LEAF_A, LEAF_B]  # inner nodes aggregate, they do not retrieve
@@ -407,7 +438,8 @@ def test_beamaggr_aggregates_candidate_beams(tiny_questions: Path, tiny_corpus: 
     assert not model.where(lambda c: c.system.startswith("You are given a context"))  # no CA in BeamAggr
 
     first = sample(
-        ok(run(beamaggr(official_first_answer=True), Scripted(tree_reply), tiny_questions, tiny_corpus)), "q2"
+        ok(run(beamaggr(), Scripted(tree_reply), tiny_questions, tiny_corpus)),
+        "q2",  # the traces' default
     )
     assert answer_of(first) == f"{LEAF_A} OB답"
 

@@ -20,7 +20,8 @@ AnswerKind = Literal["whole", "after_marker", "last_line_value"]
 class AnswerRule:
     """How a method's answer is read out of its final completion (its official extraction).
 
-    1. Cut the completion at the earliest of `stops` (client-side stop sequences the provider may ignore).
+    1. Cut the completion at the earliest of `stops` (client-side stop sequences the provider may ignore);
+       with `keep_stop` the stop sequence itself is kept (the released IRCoT/FLARE traces keep it).
     2. `after_marker`: for each of `markers` in turn, keep the text after its last occurrence (a marker that
        is absent keeps the text); `last_line_value`: the last line, after its first colon, without a final
        "."; `whole`: the text as it is.
@@ -32,10 +33,11 @@ class AnswerRule:
     kind: AnswerKind = "whole"
     markers: tuple[str, ...] = ()
     stops: tuple[str, ...] = ()
+    keep_stop: bool = False
 
     def apply(self, completion: str) -> str:
         """The answer this rule reads out of `completion` (a pure function of the two)."""
-        text = cut_at_stop(completion, self.stops)
+        text = cut_at_stop(completion, self.stops, keep=self.keep_stop)
         if self.kind == "after_marker":
             for marker in self.markers:
                 text = after_marker(text, marker)
@@ -44,7 +46,10 @@ class AnswerRule:
         return text.strip()
 
     def as_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind, "markers": list(self.markers), "stops": list(self.stops)}
+        record: dict[str, Any] = {"kind": self.kind, "markers": list(self.markers), "stops": list(self.stops)}
+        if self.keep_stop:  # absent when false: older logs' rules read the same
+            record["keep_stop"] = True
+        return record
 
     @classmethod
     def from_dict(cls, data: Any) -> "AnswerRule":
@@ -54,13 +59,22 @@ class AnswerRule:
         kind = data.get("kind", "whole")
         if kind not in ("whole", "after_marker", "last_line_value"):
             raise ValueError(f"unknown answer rule kind {kind!r}")
-        return cls(kind, tuple(data.get("markers") or ()), tuple(data.get("stops") or ()))
+        return cls(
+            kind,
+            tuple(data.get("markers") or ()),
+            tuple(data.get("stops") or ()),
+            bool(data.get("keep_stop", False)),
+        )
 
 
-def cut_at_stop(text: str, stops: Sequence[str] | None) -> str:
-    """The text before the earliest stop sequence (providers may ignore or cap `stop_seqs`)."""
-    cut = min((i for i in (text.find(s) for s in stops or ()) if i >= 0), default=len(text))
-    return text[:cut]
+def cut_at_stop(text: str, stops: Sequence[str] | None, keep: bool = False) -> str:
+    """The text before the earliest stop sequence (providers may ignore or cap `stop_seqs`); `keep`: up to
+    and including it (the earliest-starting one; the longest of those that start there)."""
+    found = [(i, -len(s)) for s in stops or () if (i := text.find(s)) >= 0]
+    if not found:
+        return text
+    at, minus_length = min(found)
+    return text[: at - minus_length] if keep else text[:at]
 
 
 def after_marker(text: str, marker: str = "Answer:") -> str:

@@ -49,8 +49,8 @@ METHODS = (
         "One-time retrieval",
         "koblex_tasks/one_time_retrieval",
         released=("sp_or",),
-        note="one-time retrieval keeps the solver's fixed k; the paper retrieved as many provisions as each "
-        "item has gold ones (-S one_time_retrieval.k=gold reproduces that leak)",
+        note="one-time retrieval takes as many provisions as each item has gold ones, as the released rows "
+        "did (only the count reaches the solver; -S one_time_retrieval.k=3 for a fixed depth)",
     ),
     MethodSpec(
         "cot_one_time_retrieval",

@@ -15,10 +15,28 @@ from koblex_tasks.benchmarks.koblex.spec import GENERATION, KOBLEX, PAPER_RERANK
 # keeps (`koblex conformance` proves them call for call) with the switch that turns each off.
 SOLVER_SETTINGS: dict[str, tuple[str, ...]] = {
     "parser": ("k", "l", "official_selection_bug"),
-    "ircot": ("official_marker_bug",),
-    "flare": ("official_threshold_bug", "official_mask_bug"),
-    "one_time_retrieval": ("official_answer_prefix_bug",),
+    "ircot": ("official_marker_bug", "script_prompt", "script_final_stop", "script_drops_punctuation"),
+    "flare": (
+        "official_threshold_bug",
+        "official_mask_bug",
+        "script_stops_at_marker",
+        "script_question_once",
+        "script_drops_punctuation",
+    ),
+    "self_ask": ("retrieve_every_follow_up",),
+    "beamaggr": ("official_first_answer",),
+    "one_time_retrieval": ("official_answer_prefix_bug", "script_answer_marker"),
 }
+# The released scripts' behaviours that the released traces contradict (the traces made the paper's numbers,
+# so the paper's protocol follows them): each a solver switch, off in the paper's protocol.
+SCRIPT_SWITCHES = (
+    "script_prompt",
+    "script_final_stop",
+    "script_drops_punctuation",
+    "script_stops_at_marker",
+    "script_question_once",
+    "script_answer_marker",
+)
 # Protocol facts that are not a setting of the run: LF-Eval's grader role; the reranker's input limit (no
 # max_length, as the official code: fixed in `corpus.rerank`, listed so "paper" says what it means).
 NOT_RUN_SETTINGS = ("judge", "reranker_max_length")

@@ -127,7 +127,12 @@ KOBLEX = BenchmarkSpec(
     # deterministic scores re-derive unchanged; an LF-Eval column of theirs needs re-scoring.
     # 1.2.0: the request shape follows the provider (`chat_format=auto`): a hosted API gets the OpenAI scripts'
     # requests (one user message, no seed, no chat_template_kwargs), a self-served model the vLLM scripts' as
-    # before; scores and their re-derivation are unchanged.
+    # before; scores and their re-derivation are unchanged. Also in 1.2.0,
+    # the defaults follow the released traces where they contradict the scripts (one-time retrieval
+    # k="gold"; BeamAggr's first sub-answer; IRCoT's "So the answer is:" prompt on vLLM, unbounded forced call,
+    # kept punctuation; FLARE past the first marker on OpenAI, "Question: Question:"; Self-Ask's single
+    # retrieval; CoT + OR on OpenAI read after "Answer: ").
+    # 1.1.0 and 1.0.0 logs are still read: scores re-derive from their outputs as before.
     version="1.2.0",
     accepted_versions=("1.0.0", "1.1.0", "1.2.0"),
     scorers=(PROVISION_MATCH, TOKEN_F1, LF_EVAL),
@@ -149,6 +154,16 @@ KOBLEX = BenchmarkSpec(
         "official_threshold_bug": True,  # FLARE uses its script's default threshold whatever the flag says
         "official_mask_bug": True,  # FLARE on vLLM drops the confident tokens from the masked sentence
         "official_answer_prefix_bug": True,  # SP + OR on vLLM scores the reply whole, "Answer: " included
+        "official_first_answer": True,  # BeamAggr answers with the best candidate's first sub-answer (traces)
+        # Where the released traces contradict the released scripts, the traces (which made the numbers) win;
+        # each script behaviour is a switch, off here (`koblex conformance --traces` replays the traces).
+        "script_prompt": False,  # IRCoT on vLLM: the traces' prompt asks for "So the answer is:"
+        "script_final_stop": False,  # IRCoT on vLLM: the forced final call is not cut at "\n"
+        "script_drops_punctuation": False,  # IRCoT/FLARE: each sentence keeps its final punctuation
+        "script_stops_at_marker": False,  # FLARE goes on after the first "So the answer is:"
+        "script_question_once": False,  # FLARE's step prompt reads "Question: Question:"
+        "script_answer_marker": False,  # CoT + OR on OpenAI: the answer after "Answer: " (GPT-4o rows)
+        "retrieve_every_follow_up": False,  # Self-Ask retrieves once per question
         "tokenizer": "official",
         "reranker": PAPER_RERANKER,
         "reranker_max_length": None,  # no max_length, as the official code: the tokenizer's own maximum

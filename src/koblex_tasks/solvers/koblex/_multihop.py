@@ -35,6 +35,7 @@ from inspect_ai.model import (
 )
 from inspect_ai.solver import TaskState
 
+from koblex_tasks._inspect_compat import run_generate_config
 from koblex_tasks.benchmarks.koblex.evidence import AnswerRule, ProvisionEvidence, cut_at_stop
 from koblex_tasks.corpus.retriever import Retriever
 from koblex_tasks.prompts import Prompt
@@ -50,6 +51,8 @@ from koblex_tasks.solvers.koblex._common import (
 )
 
 SENTENCE_STOPS = [".", "!", "?"]  # the official ST_STOP: one reasoning sentence per call
+# vLLM's sampling parameter that keeps the matched stop string in the reply (OpenAI has none: cut client-side).
+VLLM_KEEP_STOP = {"include_stop_str_in_output": True}
 # The tree prompt split into system text and template (v1 is both in one text: the OpenAI scripts' message),
 # sent in the task's chat format: system + user turns for the vLLM scripts, their "\n\n" join otherwise.
 TREE_VERSION = "v2"
@@ -76,6 +79,7 @@ class Completion:
     text: str
     tokens: list[tuple[str, float]] | None = None  # (token, logprob) for the kept text, if requested
     stops: tuple[str, ...] = ()  # the client-side stop sequences `text` was cut at
+    keep_stop: bool = False  # the stop sequence that ended `text` is part of it
 
 
 async def complete(
@@ -84,19 +88,22 @@ async def complete(
     config: GenerateConfig,
     stop: list[str] | None = None,
     logprobs: bool = False,
+    keep_stop: bool = False,
+    server_stop: bool = True,
 ) -> Completion:
     """One intermediate call with the stage's settings (`config`), client-side stop sequences and logprobs.
 
     Logprobs as the scripts ask: vLLM's `logprobs=1` (one alternative) under the vLLM chat format, the
-    OpenAI flag alone otherwise.
+    OpenAI flag alone otherwise. `keep_stop`: the reply keeps the stop sequence that ended it;
+    `server_stop` False sends no stop sequences (the cut is then client-side only).
     """
-    config = config.merge(GenerateConfig(stop_seqs=stop or None))
+    config = config.merge(GenerateConfig(stop_seqs=(stop or None) if server_stop else None))
     if logprobs and not config.logprobs:
         config = config.merge(GenerateConfig(logprobs=True))
     model = get_model()
     output = await model.generate(messages, config=config)
     raw = output.completion
-    kept = cut_at_stop(raw, stop)
+    kept = cut_at_stop(raw, stop, keep=keep_stop)
     tokens = None
     if logprobs:
         choice_lps = output.choices[0].logprobs if output.choices else None
@@ -108,7 +115,7 @@ async def complete(
                 break  # tokens past a client-side stop are not part of the reply
             tokens.append((lp.token, lp.logprob))
             length += len(lp.token)
-    return Completion(messages, output, kept.strip(), tokens, tuple(stop or ()))
+    return Completion(messages, output, kept.strip(), tokens, tuple(stop or ()), keep_stop)
 
 
 def mean_logprob(tokens: list[tuple[str, float]] | None) -> float | None:
@@ -223,25 +230,48 @@ class MultihopRun:
         system: str | None = "system",
         stop: list[str] | None = None,
         logprobs: bool = False,
+        keep_stop: bool = False,
     ) -> Completion:
         """One call of the method's stage with the method prompt named `system` as system text (None: no
         system turn)."""
         messages: list[ChatMessage] = [ChatMessageUser(content=user)]
         if system:
             messages.insert(0, ChatMessageSystem(content=self.prompts[system].text))
-        return await self.send(messages, self.stage, stop=stop, logprobs=logprobs)
+        return await self.send(messages, self.stage, stop=stop, logprobs=logprobs, keep_stop=keep_stop)
 
     async def send(
-        self, messages: list[ChatMessage], stage: str, stop: list[str] | None = None, logprobs: bool = False
+        self,
+        messages: list[ChatMessage],
+        stage: str,
+        stop: list[str] | None = None,
+        logprobs: bool = False,
+        keep_stop: bool = False,
     ) -> Completion:
-        """One call of `stage` (its max_tokens, seed, template arguments and temperature for the chat format)."""
+        """One call of `stage` (its max_tokens, seed, template arguments and temperature for the chat format).
+
+        `keep_stop` (the released traces' sentences keep their final punctuation): on vLLM the server is asked
+        to keep the stop string (`include_stop_str_in_output`); OpenAI cannot, so no stop is sent and the
+        reply is cut client-side after it.
+        """
         generation = Generation.of(self.state)
         chat_format = generation.chat_format
         limit = self.max_tokens if stage == self.stage else generation.max_tokens.get(stage)
         config = stage_config(chat_format, stage, limit)
         if logprobs and chat_format == "system_user":
             config = config.merge(GenerateConfig(logprobs=True, top_logprobs=1))  # vLLM's logprobs=1
-        return await complete(self.method, messages, config, stop=stop, logprobs=logprobs)
+        vllm_keeps = bool(stop) and keep_stop and chat_format == "system_user"
+        if vllm_keeps:
+            extra = config.extra_body or run_generate_config(get_model()).extra_body or {}
+            config = config.merge(GenerateConfig(extra_body={**extra, **VLLM_KEEP_STOP}))
+        return await complete(
+            self.method,
+            messages,
+            config,
+            stop=stop,
+            logprobs=logprobs,
+            keep_stop=keep_stop,
+            server_stop=vllm_keeps or not keep_stop,
+        )
 
     def log(self, step: dict[str, Any]) -> None:
         """Append one intermediate step to `metadata[<method>_trace]` and show it in the transcript."""
@@ -254,7 +284,9 @@ class MultihopRun:
 
         `rule` is how the scorers read the answer from it; the call's stop sequences are added to it.
         """
-        self.record.answer_rule = replace(rule, stops=completion.stops).as_dict()
+        self.record.answer_rule = replace(
+            rule, stops=completion.stops, keep_stop=completion.keep_stop
+        ).as_dict()
         output = completion.output.model_copy(deep=True)
         self.state.messages = [*completion.messages, ChatMessageAssistant(content=output.completion)]
         self.state.output = output
@@ -276,13 +308,25 @@ class Reasoning:
     contexts: list[str]  # the official `combination_list`: every provision retrieved, in order
     steps: list[str] = field(default_factory=list)  # the official `reasoning_list`
     last: Completion | None = None
+    question_prefix: str = ""  # put before the question in the step prompt (FLARE's traces: "Question: ")
 
 
 def step_prompt(run: MultihopRun, reasoning: Reasoning) -> str:
     """The method's step prompt: every provision so far, the question, the sentences so far."""
     return run.prompts["step"].render(
-        context="\n".join(reasoning.contexts), question=run.question, reasoning=" ".join(reasoning.steps)
+        context="\n".join(reasoning.contexts),
+        question=reasoning.question_prefix + run.question,
+        reasoning=" ".join(reasoning.steps),
     )
+
+
+@dataclass(frozen=True)
+class StepRules:
+    """How the sentence loop runs: which of the released traces' behaviours (the defaults) it follows."""
+
+    stop_at_marker: bool = True  # False: keep reasoning after the marker (FLARE's traces)
+    keep_stop: bool = True  # each sentence keeps the punctuation that ended it (both methods' traces)
+    question_prefix: str = ""
 
 
 async def interleaved_reasoning(
@@ -293,20 +337,26 @@ async def interleaved_reasoning(
     next_contexts: Callable[[Completion], Awaitable[list[str]]],
     step_logprobs: bool = False,
     step_system: str | None = "system",
+    rules: StepRules | None = None,
 ) -> Reasoning:
-    """Generate sentence by sentence until `marker` appears or `max_steps` run out.
+    """Generate sentence by sentence until `marker` appears (unless `rules` say go on) or `max_steps` run out.
 
     After every sentence without the marker, `next_contexts` may retrieve more provisions; they are appended
     to the context of the next call. `step_system` None sends the step prompt alone (FLARE's vLLM script).
     """
-    reasoning = Reasoning(contexts=list(first_contexts))
+    rules = rules or StepRules()
+    reasoning = Reasoning(contexts=list(first_contexts), question_prefix=rules.question_prefix)
     for step in range(max_steps):
         reply = await run.ask(
-            step_prompt(run, reasoning), system=step_system, stop=SENTENCE_STOPS, logprobs=step_logprobs
+            step_prompt(run, reasoning),
+            system=step_system,
+            stop=SENTENCE_STOPS,
+            logprobs=step_logprobs,
+            keep_stop=rules.keep_stop,
         )
         reasoning.steps.append(reply.text)
         reasoning.last = reply
-        if marker in reply.text:
+        if marker in reply.text and rules.stop_at_marker:
             run.log({"step": step, "sentence": reply.text, "final": True})
             break
         added = await next_contexts(reply)

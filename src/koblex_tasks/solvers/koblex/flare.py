@@ -5,7 +5,7 @@
 2. Reason one sentence per call (stop at . ! ?) with token log-probabilities. If any token of the sentence
    has log-probability below the threshold, those tokens are masked with "_", the model turns the masked
    sentence into a Korean search question ("New Query:"), and its top-k provisions join the context.
-3. At "So the answer is:" the loop ends; after `max_steps` sentences without it, " So the answer is:" is
+3. After `max_steps` sentences (the scripts: at the first "So the answer is:"), if the last lacks the marker, " So the answer is:" is
    appended and one more call (no stop sequence) replaces the last sentence. The answer is the text after
    the marker.
 
@@ -21,6 +21,17 @@ The two scripts differ, and the task's `chat_format` picks which one runs (the p
 Both scripts use their default threshold whatever `--token_threshold` says (`run_flare.sh` passes -1.5 for
 EXAONE): a bug the paper's protocol keeps; `official_threshold_bug=False` uses `threshold`. Dropping
 confident tokens on vLLM is kept likewise; `official_mask_bug=False` keeps them, as the FLARE paper does.
+
+Where the released scripts and the released traces (`results/flare_*.jsonl`) disagree, the traces win, since
+they made the paper's numbers; each script behaviour is a switch:
+- On OpenAI (GPT-4o) the run does not end at the first "So the answer is:": the traces retrieve again after
+  it in 153 of 218 parsable rows and all reach 5 steps; the loop runs `max_steps` sentences and forces the
+  final answer only when the last one lacks the marker. `script_stops_at_marker=True` ends at the first
+  marker. The vLLM traces end at it (2-8 steps, one marker), as the script does.
+- Every step prompt of every trace (both backends) reads "Question: Question: <question>"; the scripts send
+  "Question:" once: `script_question_once=True`.
+- Every sentence keeps the punctuation that ended it in the next prompt (as IRCoT's traces); the scripts'
+  servers drop it: `script_drops_punctuation=True`.
 
 Log-probabilities are required: a provider that returns none fails the sample with an error (the official
 OpenAI script then silently never retrieved after the first query).
@@ -39,6 +50,7 @@ from koblex_tasks.solvers.koblex._multihop import (
     Completion,
     MultihopMethod,
     MultihopRun,
+    StepRules,
     follows_vllm_script,
     force_final,
     interleaved_reasoning,
@@ -46,6 +58,7 @@ from koblex_tasks.solvers.koblex._multihop import (
 
 FINAL = "So the answer is:"
 MASK = "_"
+TRACED_QUESTION_PREFIX = "Question: "  # the traces' step prompt: "Question: Question: <question>"
 QUERY_MARKER = "New Query:"
 SCRIPT_THRESHOLD = {"vllm": -0.60, "openai": -0.70}  # the scripts' defaults, used whatever the flag says
 MAX_STEPS = {"vllm": 8, "openai": 5}
@@ -68,6 +81,9 @@ def flare(
     threshold: float | None = None,
     official_threshold_bug: bool = True,
     official_mask_bug: bool = True,
+    script_stops_at_marker: bool = False,
+    script_question_once: bool = False,
+    script_drops_punctuation: bool = False,
     tokenizer: str | None = None,
     reranker: str | None = "none",
     prompt_version: str = "v1",
@@ -84,6 +100,10 @@ def flare(
             released scripts do.
         official_mask_bug: on the vLLM chat format, drop confident tokens from the masked sentence, as the
             released script does.
+        script_stops_at_marker: on OpenAI, end at the first "So the answer is:" as the script does (the
+            GPT-4o traces go on; on vLLM the run always ends there, as script and traces do).
+        script_question_once: "Question:" once in the step prompt, as the scripts send it (the traces: twice).
+        script_drops_punctuation: drop each sentence's final punctuation, as the scripts' servers do.
         tokenizer, reranker, prompt_version: as for every multi-hop solver (see `_multihop`).
     """
     require_positive(k=k, max_steps=max_steps)
@@ -116,6 +136,11 @@ def flare(
             retrieve_if_uncertain,
             step_logprobs=True,
             step_system=None if vllm else "system",
+            rules=StepRules(
+                stop_at_marker=script_stops_at_marker or vllm,
+                keep_stop=not script_drops_punctuation,
+                question_prefix="" if script_question_once else TRACED_QUESTION_PREFIX,
+            ),
         )
         run.record.predicted = run.retrieve.keys_of(reasoning.contexts)
         last = reasoning.last

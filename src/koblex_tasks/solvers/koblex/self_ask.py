@@ -19,8 +19,12 @@ Deviations from the official code:
   question, and it retrieves only when the reply contains "Are follow up questions needed here: Yes", which
   only the first reply does. The "follow-up" it searches for is that reply's last line after the colon. So it
   retrieves at most once: the released GPT-4o `comb` has one provision for 218 items and none for 8. By
-  default we follow Press et al.: stop at "\\nIntermediate answer:" and retrieve for every "Follow up:" line.
-  `official_stops=True` restores the released behaviour.
+  default we follow Press et al.'s format (stop at "\\nIntermediate answer:", answer every "Follow up:"
+  line); `official_stops=True` restores the released stops.
+- Retrieval: the released traces retrieved at most once per question (226/226 GPT-4o, 225/226 Qwen3-32B rows)
+  although they hold 2-3 follow-ups, so by default only the first follow-up retrieves and later ones are
+  answered from its provisions (which provisions they saw, the traces do not show; from task version 1.2.0).
+  `retrieve_every_follow_up=True` retrieves for each one, as Press et al.
 - Its loop counted only replies without a follow-up (`count < 5`), so it never ended while the model kept
   asking. `max_steps` bounds every call (default 5, the official constant).
 - Sampling: max_tokens 2000 per call (official) unless the run sets max_tokens; temperature (0.01 OpenAI,
@@ -70,6 +74,7 @@ def self_ask(
     k: int = 1,
     max_steps: int = 5,
     official_stops: bool = False,
+    retrieve_every_follow_up: bool = False,
     tokenizer: str | None = None,
     reranker: str | None = "none",
     prompt_version: str = "v1",
@@ -80,6 +85,7 @@ def self_ask(
         k: provisions retrieved per follow-up (KoBLEX: 1).
         max_steps: self-ask calls before the final answer is forced (official: 5).
         official_stops: reproduce the released script's stop sequences and trigger (retrieves at most once).
+        retrieve_every_follow_up: retrieve for every follow-up (Press et al.); the traces: the first only.
         tokenizer, reranker, prompt_version: as for every multi-hop solver (see `_multihop`).
     """
     require_positive(k=k, max_steps=max_steps)
@@ -89,6 +95,7 @@ def self_ask(
         prompt = run.prompts["question"].render(question=run.question)
         stops = OFFICIAL_STOPS if official_stops else PRESS_STOPS
         provisions: list[str] = []
+        retrieved: list[str] | None = None  # the last retrieval's provisions
         reply = None
         for step in range(max_steps):
             reply = await run.ask(prompt, stop=stops)
@@ -98,8 +105,10 @@ def self_ask(
                     break
                 run.record.count("replies_without_follow_up")  # the official loop re-asks the same prompt
                 continue
-            keys = await run.retrieve(follow_up)
-            provisions.extend(keys)
+            if retrieved is None or retrieve_every_follow_up:
+                retrieved = await run.retrieve(follow_up)
+                provisions.extend(retrieved)
+            keys = retrieved
             answer = await run.ask(
                 run.prompts["answer"].render(question=follow_up, provision="\n".join(keys)),
                 stop=SENTENCE_STOPS,

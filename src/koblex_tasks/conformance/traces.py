@@ -1,0 +1,318 @@
+"""What a released prediction row says its run did, call by call: the input of `koblex conformance --traces`.
+
+A released file (`results/<method>_<model>.jsonl`; method and model from the name, `data.koblex.released`) holds
+per row the answer, the provisions (`comb`) and, for some methods, a `full_trace`. Each method's reader turns a
+row into a `Script`: the model's outputs in call order, what each retrieval returned, and the text each call's
+prompt held outside the retrieved provisions; or into the reason the row cannot drive a replay (a row still
+holds its answer and provisions, which are compared whatever the reason).
+
+The readers read the traces' format, never a file's particular rows:
+- IRCoT / FLARE: `full_trace` is the last step prompt without its "<Query> " head: "Context:\\n<comb joined by
+  \\n>\\nQuestion: <question>\\nAnswer: <sentences joined by ' '>", after which the vLLM rows append
+  "\\n\\nSo the answer is: <answer>" (the answer written again, not a call). A step call was cut at the first
+  ". ! ?" with the punctuation kept, so every stop character ends a sentence; a row whose reasoning cannot be
+  cut that way (a stop character inside a sentence) was not made by stepped calls we can tell apart.
+- SP / CoT (no trace): one call whose reply holds the answer; one-time retrieval: one retrieval returning
+  `comb`, then that call.
+- Self-Ask, ProbTree, BeamAggr, ParSeR: their traces do not hold every call's output (see `UNSCRIPTED`).
+"""
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from koblex_tasks.data.koblex.alignment import align
+from koblex_tasks.data.koblex.released import (
+    METHODS,
+    MODEL_FAMILIES,
+    MODEL_NAMES,
+    infer_method_and_model,
+    load_released,
+    question_key,
+)
+from koblex_tasks.errors import DataError
+from koblex_tasks.jsonl import read_jsonl
+
+OPENAI_MODELS = {"gpt-4o": "openai"}  # ran the OpenAI scripts; every open model ran the vLLM scripts
+SENTENCE_END = re.compile(r"[.!?]")
+ANSWER_ECHO = "\n\nSo the answer is: "  # many rows' trace ends with the answer written again (not a call)
+IRCOT_MARKERS = {"openai": "So the final answer is:", "vllm": "So the answer is:"}
+FLARE_MARKER = "So the answer is:"
+FLARE_QUESTION = "Question: "  # the traces' step prompts read "Question: Question: <question>"
+FLARE_QUERY_REPLY = "New Query: (the released query is not in the trace)"  # the retrieval is scripted
+ANSWER_MARKER = "Answer:"
+TRACED_OPENAI_MARKER = "Answer: "  # CoT + one-time retrieval on GPT-4o
+# Why the rows of these methods cannot drive a replay (their answer rule and provisions are still compared).
+UNSCRIPTED = {
+    "self_ask": "the trace holds the follow-up prompt, not each call's output",
+    "probtree": "no step outputs: the trace holds the tree and the answers, not the calls",
+    "beamaggr": "no step outputs: the trace holds the tree and the beams, not the calls",
+    "parser": "no trace: the provision and selection calls are not in the row",
+}
+
+
+@dataclass(frozen=True)
+class Reply:
+    """One model output as the released run got it; `uncertain`: the run retrieved after it (FLARE)."""
+
+    text: str
+    uncertain: bool = False
+
+
+@dataclass
+class Script:
+    """A row's run: outputs in call order, each retrieval's provisions, and the prompt text of each call
+    after the provisions (None: nothing to compare for that call)."""
+
+    replies: list[Reply]
+    retrievals: list[list[str]] = field(default_factory=list)
+    prompts: list[str | None] = field(default_factory=list)
+
+
+@dataclass
+class TraceRow:
+    """One released row: where it is, the question it answers (None: not in the dataset), what it holds."""
+
+    line: int
+    sample_id: str | None
+    question: str  # as the row holds it: what the released run sent (whitespace may differ from --data)
+    answer: str
+    comb: list[str] | None
+    script: Script | None = None
+    reason: str | None = None  # why the row cannot drive a replay
+
+
+@dataclass
+class TraceFile:
+    path: Path
+    method: str  # a solver name (`data.koblex.released.METHODS`)
+    backend: str  # "openai" | "vllm"
+    rows: list[TraceRow]
+
+    @property
+    def name(self) -> str:
+        return self.path.name
+
+
+def file_kind(path: Path) -> tuple[str, str]:
+    """(method, backend) from a released file's name (`data.koblex.released`'s rules), or a DataError."""
+    method, model = infer_method_and_model(path)
+    known = {*MODEL_NAMES.values()} | {f.split("{")[0] for f in MODEL_FAMILIES.values()}
+    if not path.name.endswith(".jsonl") or method is None or not any(str(model).startswith(k) for k in known):
+        raise DataError(
+            str(path),
+            None,
+            f"not a released file name <method>_<model>.jsonl (methods: {', '.join(METHODS)}; models: "
+            f"{', '.join(MODEL_NAMES)} or {'/'.join(MODEL_FAMILIES)}_<size>b)",
+        )
+    return method, OPENAI_MODELS.get(str(model), "vllm")
+
+
+def question_index(records: list[dict[str, Any]]) -> dict[str, str]:
+    """Each question's id by its text: background + question, and the question alone (whitespace ignored)."""
+    index: dict[str, str] = {}
+    for record in records:
+        index.setdefault(question_key(record["question"]), str(record["id"]))
+        index[question_key(record["background"] + record["question"])] = str(record["id"])
+    return index
+
+
+def row_questions(path: Path, records: list[dict[str, Any]]) -> dict[int, str]:
+    """Each row's question id by file line: the released files' alignment (`data.koblex.alignment`, which also
+    pairs reworded rows by position when the file is evidently in dataset order); when the file cannot be
+    aligned as a whole, each row by its own text (an unmatched row is then reported under its file)."""
+    try:
+        return {
+            a.prediction.line: qid for qid, a in align(load_released(path), records, str(path)).by_id.items()
+        }
+    except DataError:
+        index = question_index(records)
+        return {
+            line: index[question_key(str(obj.get("question", "")))]
+            for line, obj in read_jsonl(str(path))
+            if question_key(str(obj.get("question", ""))) in index
+        }
+
+
+def read_trace_file(path: Path, records: list[dict[str, Any]]) -> TraceFile:
+    """A released file, every row read by its method's reader; a schema error is a DataError."""
+    method, backend = file_kind(path)
+    load_released(path)  # the schema, strictly: one line naming the first bad row
+    questions = row_questions(path, records)
+    rows = []
+    for line, obj in read_jsonl(str(path)):
+        question, answers = obj.get("question"), obj.get("answers")
+        if not isinstance(question, str):
+            raise DataError(str(path), line, "missing string field 'question'")
+        answer, comb = _answer_and_comb(answers, str(path), line)
+        row = TraceRow(line, questions.get(line), question, answer, comb)
+        if row.sample_id is not None:
+            _read_script(row, obj, method, backend)
+        rows.append(row)
+    if not rows:
+        raise DataError(str(path), None, "no rows")
+    return TraceFile(path, method, backend, rows)
+
+
+def _answer_and_comb(answers: Any, source: str, line: int) -> tuple[str, list[str] | None]:
+    if isinstance(answers, str):
+        return answers, None
+    if not isinstance(answers, list) or not answers or not isinstance(answers[0], dict):
+        raise DataError(source, line, "field 'answers' must be a string or a non-empty list of objects")
+    answer, comb = answers[0].get("answer"), answers[0].get("comb")
+    if not isinstance(answer, str) or not isinstance(comb, list) or not all(isinstance(c, str) for c in comb):
+        raise DataError(source, line, "answers[0] needs a string 'answer' and a list of strings 'comb'")
+    return answer, list(comb)
+
+
+def _read_script(row: TraceRow, obj: dict[str, Any], method: str, backend: str) -> None:
+    if method in UNSCRIPTED:
+        row.reason = UNSCRIPTED[method]
+        return
+    reader = READERS[method]
+    try:
+        row.script = reader(row, obj.get("full_trace"), backend)
+    except NotReplayable as exc:
+        row.reason = str(exc)
+
+
+def read_trace_paths(paths: list[Path], records: list[dict[str, Any]]) -> list[TraceFile]:
+    """Every released file named or in a named folder (its `*.jsonl`, by name); none at all is an error."""
+    files: list[Path] = []
+    for path in paths:
+        found = sorted(path.glob("*.jsonl")) if path.is_dir() else [path]
+        if not found:
+            raise DataError(str(path), None, "no released .jsonl files in the folder")
+        files.extend(found)
+    return [read_trace_file(p, records) for p in files]
+
+
+class NotReplayable(Exception):
+    """The row's trace cannot drive a replay; the message says why (grouped per file in the report)."""
+
+
+def answer_reply(row: TraceRow, after_answer: bool) -> Reply:
+    """The reply behind a released answer: the answer itself, which the script's rule (the text after the last
+    "Answer:", or the reply whole) gives back; an answer holding "Answer:" cannot come out of the first."""
+    if after_answer and ANSWER_MARKER in row.answer:
+        raise NotReplayable(f'the answer holds "{ANSWER_MARKER}", which the script\'s rule never leaves')
+    return Reply(row.answer)
+
+
+def closed_book(row: TraceRow, trace: Any, backend: str) -> Script:
+    return Script([answer_reply(row, after_answer=True)], prompts=[None])
+
+
+def one_time(row: TraceRow, trace: Any, backend: str) -> Script:
+    """SP + one-time retrieval: `sp_or_vllm.py` writes the reply whole, every other script after "Answer:"."""
+    reply = answer_reply(row, after_answer=backend != "vllm")
+    return Script([reply], [list(row.comb or [])], prompts=[None])
+
+
+def cot_one_time(row: TraceRow, trace: Any, backend: str) -> Script:
+    """CoT + one-time retrieval: the GPT-4o rows were read after "Answer: " (with its space), so a reply whose
+    marker is "Answer:\n" was written whole; the vLLM rows after "Answer:"."""
+    if backend == "openai" and TRACED_OPENAI_MARKER in row.answer:
+        raise NotReplayable(f'the answer holds "{TRACED_OPENAI_MARKER}", which the rule never leaves')
+    return Script(
+        [Reply(row.answer)] if backend == "openai" else [answer_reply(row, True)],
+        [list(row.comb or [])],
+        prompts=[None],
+    )
+
+
+def sentences(reasoning: str) -> list[str]:
+    """The step replies joined in `reasoning`: each ends at its first ". ! ?" (kept); joined by one space."""
+    steps, start = [], 0
+    for match in SENTENCE_END.finditer(reasoning):
+        end = match.end()
+        steps.append(reasoning[start:end])
+        if end < len(reasoning) and reasoning[end] != " ":
+            raise NotReplayable("a sentence goes on after its stop character")
+        start = end + 1
+    if start < len(reasoning):
+        steps.append(reasoning[start:])
+    return steps
+
+
+@dataclass(frozen=True)
+class StepTrace:
+    contexts: list[str]
+    question: str
+    steps: list[str]
+
+
+def step_trace(row: TraceRow, trace: Any, backend: str) -> StepTrace:
+    """The last step prompt of an IRCoT / FLARE trace, checked against the row's `comb`."""
+    if not isinstance(trace, str) or not trace.startswith("Context:\n") or "\nAnswer: " not in trace:
+        raise NotReplayable("no step trace")
+    head, _, reasoning = trace.partition("\nAnswer: ")
+    context, found, question = head[len("Context:\n") :].partition("\nQuestion: ")
+    if not found:
+        raise NotReplayable("no step trace")
+    if context != "\n".join(row.comb or []):
+        raise NotReplayable("the trace's context is not its comb")
+    echo = ANSWER_ECHO + row.answer
+    if reasoning.endswith(echo):
+        reasoning = reasoning[: -len(echo)]
+    return StepTrace(list(row.comb or []), question, sentences(reasoning))
+
+
+def prompt_tail(question: str, steps: list[str]) -> str:
+    """A step prompt's text after its provisions."""
+    return f"\nQuestion: {question}\nAnswer: {' '.join(steps)}"
+
+
+def ircot(row: TraceRow, trace: Any, backend: str) -> Script:
+    """A step per sentence, a retrieval after each sentence without the marker; the run ends at the marker."""
+    parsed = step_trace(row, trace, backend)
+    marker = IRCOT_MARKERS[backend]
+    at = next((i for i, s in enumerate(parsed.steps) if marker in s), None)
+    if at is None or at != len(parsed.steps) - 1:
+        raise NotReplayable("no step ends the run with the marker (a forced final call is not in the trace)")
+    if len(parsed.contexts) != at + 1:
+        raise NotReplayable("comb is not one provision per step before the marker")
+    return Script(
+        [Reply(s) for s in parsed.steps],
+        [[c] for c in parsed.contexts],
+        [prompt_tail(parsed.question, parsed.steps[:i]) for i in range(len(parsed.steps))],
+    )
+
+
+def flare(row: TraceRow, trace: Any, backend: str) -> Script:
+    """A step per sentence; after an uncertain one, a query call and a retrieval; the last step holds the
+    marker (a forced final call is not in the trace).
+
+    Which steps were uncertain the trace does not say, only how many (`comb` after the first provision): the
+    first ones are marked. Nothing compared depends on it (the step prompts hold no provisions after them, the
+    calls count the same, `comb` keeps its order).
+    """
+    parsed = step_trace(row, trace, backend)
+    if not parsed.steps or FLARE_MARKER not in parsed.steps[-1]:
+        raise NotReplayable("no step ends the run with the marker (a forced final call is not in the trace)")
+    retrievals = len(parsed.contexts) - 1
+    if not parsed.question.startswith(FLARE_QUESTION) or retrievals > len(parsed.steps):
+        raise NotReplayable("the trace is not one step prompt per sentence")
+    question = parsed.question
+    replies: list[Reply] = []
+    prompts: list[str | None] = []
+    for i, step in enumerate(parsed.steps):
+        uncertain = i < retrievals
+        replies.append(Reply(step, uncertain))
+        prompts.append(prompt_tail(question, parsed.steps[:i]))
+        if uncertain:
+            replies.append(Reply(FLARE_QUERY_REPLY))
+            prompts.append(None)
+    return Script(replies, [[c] for c in parsed.contexts], prompts)
+
+
+READERS: dict[str, Callable[[TraceRow, Any, str], Script]] = {
+    "standard_prompting": closed_book,
+    "chain_of_thought": closed_book,
+    "one_time_retrieval": one_time,
+    "cot_one_time_retrieval": cot_one_time,
+    "ircot": ircot,
+    "flare": flare,
+}

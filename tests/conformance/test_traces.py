@@ -1,0 +1,162 @@
+"""`koblex conformance --traces` on released files written here from the released format (tiny data).
+
+The rows are built the way the released traces read (README of released_open; `conformance.traces`), for
+model names no shipped file has (qwen_8b, exaone_7.8b), so nothing here fits the shipped rows.
+"""
+
+import re
+from pathlib import Path
+
+import pytest
+from inspect_ai.model import GenerateConfig
+
+from koblex_tasks.cli.main import main
+from koblex_tasks.conformance import trace_replay
+from koblex_tasks.conformance.trace_replay import served
+from koblex_tasks.conformance.traces import NotReplayable, file_kind, sentences
+from koblex_tasks.errors import DataError
+from koblex_tasks.solvers.koblex.ircot import ircot
+from tests.conftest import TINY_STATUTES, statute_key, write_jsonl
+
+LINE = re.compile(r"^(?P<file>\S+): (\d+)/(\d+) rows identical, (\d+) not replayable(?: \((?P<why>.+)\))?$")
+BACKGROUND = "배경 사실이다."
+Q2 = "강도가 상해를 입히면 어떤 처벌을 받는가?"
+Q1 = "운송물 인도 후 손해배상 청구는 언제 소멸하는가?"
+STEPS = [
+    "강도가 상해를 입혔으므로 강도상해죄가 문제된다.",
+    "So the answer is: 무기 또는 7년 이상의 징역에 처한다.",
+]
+ANSWER = "무기 또는 7년 이상의 징역에 처한다."
+
+
+def ircot_row(steps: list[str] = STEPS, answer: str = ANSWER, question: str = BACKGROUND + Q2) -> dict:
+    comb = [statute_key(TINY_STATUTES[2]), statute_key(TINY_STATUTES[3])]
+    trace = (
+        "Context:\n" + "\n".join(comb) + f"\nQuestion: {question}\nAnswer: " + " ".join(steps)
+    ) + f"\n\nSo the answer is: {answer}"
+    return {
+        "question": question,
+        "answers": [{"answer": answer, "logp": 0.0, "comb": comb}],
+        "full_trace": trace,
+    }
+
+
+def released(folder: Path) -> Path:
+    folder.mkdir()
+    write_jsonl(folder / "ircot_qwen_8b.jsonl", [ircot_row()])
+    write_jsonl(folder / "sp_exaone_7.8b.jsonl", [{"question": BACKGROUND + Q1, "answers": "1년 이내이다."}])
+    one_time = {"answer": "1년", "logp": 0.0, "comb": [statute_key(TINY_STATUTES[1])]}  # q1: one gold
+    write_jsonl(folder / "sp_or_gpt4o.jsonl", [{"question": BACKGROUND + Q1, "answers": [one_time]}])
+    self_ask = {"answer": "답", "logp": 0.0, "comb": []}
+    write_jsonl(
+        folder / "self-ask_exaone_7.8b.jsonl",
+        [{"question": BACKGROUND + Q1, "answers": [self_ask], "full_trace": "Question: ..."}],
+    )
+    return folder
+
+
+def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    code = main(["conformance", *args])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_released_files_of_unseen_models_replay_identically(
+    tmp_path: Path, tiny_questions: Path, tiny_corpus: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = released(tmp_path / "released")
+    code, out, _ = run(
+        ["--traces", str(folder), "--data", str(tiny_questions), "--corpus", str(tiny_corpus)], capsys
+    )
+    lines = {m["file"]: m for m in map(LINE.match, out.splitlines()) if m}
+    assert set(lines) == {p.name for p in folder.glob("*.jsonl")}, out
+    assert lines["ircot_qwen_8b.jsonl"].groups()[1:4] == ("1", "1", "0"), out
+    assert lines["sp_or_gpt4o.jsonl"].groups()[1:4] == ("1", "1", "0"), out
+    assert lines["sp_exaone_7.8b.jsonl"].groups()[1:4] == ("1", "1", "0"), out
+    assert lines["self-ask_exaone_7.8b.jsonl"].groups()[1:4] == ("0", "0", "1") and lines[
+        "self-ask_exaone_7.8b.jsonl"
+    ]["why"].startswith("the trace holds"), out
+    assert out.rstrip().endswith("traces: 4/4 files identical") and code == 0, out
+
+
+def test_the_scripts_dropped_punctuation_is_the_first_difference(
+    tmp_path: Path,
+    tiny_questions: Path,
+    tiny_corpus: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    folder = tmp_path / "released"
+    folder.mkdir()
+    write_jsonl(folder / "ircot_exaone_7.8b.jsonl", [ircot_row()])
+    monkeypatch.setitem(trace_replay.SOLVERS, "ircot", lambda: ircot(script_drops_punctuation=True))
+    code, out, _ = run(
+        ["--traces", str(folder), "--data", str(tiny_questions), "--corpus", str(tiny_corpus)], capsys
+    )
+    assert "0/1 rows identical" in out and code == 1, out
+    # the vLLM server drops the stop string: the second prompt lacks the sentence's "."
+    assert "row 1 (question q2): call 1 prompt after its provisions" in out and "문제된다.'" in out, out
+
+
+def test_a_changed_answer_and_an_unknown_question_are_reported_under_their_file(
+    tmp_path: Path, tiny_questions: Path, tiny_corpus: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "released"
+    folder.mkdir()
+    rows = [ircot_row(answer="다른 답이다."), ircot_row(question="데이터에 없는 질문이다.")]
+    # row 1: its steps end "So the answer is: <ANSWER>" but the row's answer (written again after) is another
+    write_jsonl(folder / "ircot_qwen_8b.jsonl", rows)
+    code, out, _ = run(
+        ["--traces", str(folder), "--data", str(tiny_questions), "--corpus", str(tiny_corpus)], capsys
+    )
+    assert code == 1 and "traces: 0/1 files identical" in out, out
+    assert "row 1 (question q2): answer: released" in out and "row 2: its question is not in --data" in out, (
+        out
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "content"),
+    [
+        ("ircot_llama_8b.jsonl", '{"question": "q", "answers": "a"}\n'),  # not a released model
+        ("notamethod_gpt4o.jsonl", '{"question": "q", "answers": "a"}\n'),
+        ("ircot_qwen_8b.jsonl", '{"question": "q", "answers": 3}\n'),  # not the released schema
+    ],
+)
+def test_a_file_that_is_not_a_released_one_is_one_line_and_exit_2(
+    tmp_path: Path,
+    tiny_questions: Path,
+    tiny_corpus: Path,
+    capsys: pytest.CaptureFixture[str],
+    name: str,
+    content: str,
+) -> None:
+    path = tmp_path / name
+    path.write_text(content, encoding="utf-8")
+    code, _, err = run(
+        ["--traces", str(path), "--data", str(tiny_questions), "--corpus", str(tiny_corpus)], capsys
+    )
+    assert code == 2 and len(err.strip().splitlines()) == 1 and name in err and "Traceback" not in err, err
+
+
+def test_file_names_give_method_and_backend_by_the_released_rules() -> None:
+    assert file_kind(Path("ircot_qwen_8b.jsonl")) == ("ircot", "vllm")
+    assert file_kind(Path("self-ask_exaone_7.8b.jsonl")) == ("self_ask", "vllm")
+    assert file_kind(Path("cot_or_gpt4o.jsonl")) == ("cot_one_time_retrieval", "openai")
+    with pytest.raises(DataError):
+        file_kind(Path("ircot_gpt4o.json"))
+
+
+def test_sentences_end_at_every_stop_character_and_refuse_one_inside() -> None:
+    assert sentences("가. 나! 다? So the answer is: 라") == ["가.", "나!", "다?", "So the answer is: 라"]
+    with pytest.raises(NotReplayable):
+        sentences("제1.2조에 따른다.")
+
+
+def test_the_server_applies_stop_strings_as_vllm_and_openai_do() -> None:
+    stop = GenerateConfig(stop_seqs=[".", "?"])
+    keep = GenerateConfig(stop_seqs=[".", "?"], extra_body={"include_stop_str_in_output": True})
+    assert served("가나다. 라?", stop, "vllm") == "가나다"
+    assert served("가나다. 라?", keep, "vllm") == "가나다."
+    assert served("가나다. 라?", keep, "openai") == "가나다"  # OpenAI never keeps it
+    assert served("가나다", GenerateConfig(), "vllm") == "가나다"
