@@ -89,7 +89,9 @@ class FakeTokenizer:
         return cls()
 
     def apply_chat_template(self, messages: list[dict[str, str]], **kwargs: Any) -> Any:
-        text = render_qwen3(messages, bool(kwargs.get("add_generation_prompt")), kwargs.get("enable_thinking"))
+        text = render_qwen3(
+            messages, bool(kwargs.get("add_generation_prompt")), kwargs.get("enable_thinking")
+        )
         template_args = {k: v for k, v in kwargs.items() if k == "enable_thinking"}
         REC.rendered[text] = ([{"role": m["role"], "content": m["content"]} for m in messages], template_args)
         return [text] if kwargs.get("tokenize", True) else text
@@ -317,7 +319,9 @@ def main() -> int:
     ap.add_argument("--out", type=Path, required=True)
     args = ap.parse_args()
 
-    spec = importlib.util.spec_from_file_location("responder", args.shared / "official_requests" / "responder.py")
+    spec = importlib.util.spec_from_file_location(
+        "responder", args.shared / "official_requests" / "responder.py"
+    )
     if spec is None or spec.loader is None:
         raise SystemExit(f"no responder.py under {args.shared / 'official_requests'}")
     responder = importlib.util.module_from_spec(spec)
@@ -351,13 +355,17 @@ def main() -> int:
         for call in REC.calls:
             f.write(json.dumps(call, ensure_ascii=False) + "\n")
         for q, row in zip(questions, rows, strict=True):
-            f.write(json.dumps({"type": "final_output", "question_id": q["id"], "row": row}, ensure_ascii=False))
+            f.write(
+                json.dumps({"type": "final_output", "question_id": q["id"], "row": row}, ensure_ascii=False)
+            )
             f.write("\n")
     with (args.out / f"{name}.retrieval.jsonl").open("w", encoding="utf-8") as f:
         for i, (call, retrieval, rerank) in enumerate(zip(selection, REC.retrievals, reranks, strict=True)):
             line = {"question_id": call["question_id"], "retrieval_index": i, "stage": "selection_retrieval"}
             f.write(json.dumps({**line, **retrieval, **rerank}, ensure_ascii=False) + "\n")
-    print(f"{args.version}: {len(REC.calls)} calls, {len(REC.retrievals)} BM25 calls -> {args.out / name}.jsonl")
+    print(
+        f"{args.version}: {len(REC.calls)} calls, {len(REC.retrievals)} BM25 calls -> {args.out / name}.jsonl"
+    )
     return 0
 
 

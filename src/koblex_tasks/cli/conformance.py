@@ -37,23 +37,36 @@ _EXISTING_FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
     "--only", multiple=True, metavar="NAME", help="Only these fixtures (e.g. parser_vllm); repeatable."
 )
 @click.option(
+    "--parser-scripts",
+    type=click.Choice(["original", "refactored"]),
+    default="original",
+    show_default=True,
+    help="Which ParSeR scripts the parser fixtures recorded: our ParSeR runs with that version's switches.",
+)
+@click.option(
     "--log-dir",
     type=click.Path(file_okay=False, path_type=Path),
     default=None,
     help="Keep the Inspect logs of the runs here (default: Inspect's log directory).",
 )
 def conformance(
-    fixture_dir: Path, data: Path, corpus: Path, only: tuple[str, ...], log_dir: Path | None
+    fixture_dir: Path,
+    data: Path,
+    corpus: Path,
+    only: tuple[str, ...],
+    parser_scripts: str,
+    log_dir: Path | None,
 ) -> int:
     """Run our solver for every fixture file against a local responder and compare with the official calls.
 
     Prints per file `calls identical N/M, results identical N/M, retrieval identical N/M` and the first
     difference (question, call, field, both values). Exit 1 on any difference.
     """
-    from koblex_tasks.conformance.run import Conformance, run_folder  # Inspect and the corpus: on use only
+    from koblex_tasks.conformance.run import PARSER_SCRIPT_ARGS, Conformance, run_folder  # on use only
 
+    setup = Conformance(data, corpus, log_dir, {"parser": PARSER_SCRIPT_ARGS[parser_scripts]})
     with reading("cannot read the fixtures"):
-        reports = run_folder(fixture_dir, Conformance(data, corpus, log_dir), list(only) or None)
+        reports = run_folder(fixture_dir, setup, list(only) or None)
     for report in reports:
         click.echo(report.summary())
     failed = [r.name for r in reports if not r.ok]
