@@ -49,15 +49,13 @@ GENERATION: dict[str, dict[str, Any]] = {
 # open-model ParSeR results, and the refactored `parser/vllm|openai/`), where they differ in what is sent or
 # selected. `official_scripts` picks one; the original is the paper's protocol (README: what is proven, how).
 # prompt_version: the `parser_*` templates per chat format (the original OpenAI scripts read other prompt files,
-# `prompts_txt/`, and crash as published: not recorded, the refactored OpenAI wording stays); system_version:
-# the templates' `_system` files (the answer's is shared);
+# `prompts_txt/`, and crash as published: not recorded, the refactored OpenAI wording stays);
 # ties: the rerank sort's order of equal scores; logprobs: the vLLM stages asking for logprobs=1;
 # single_digit: a selection reply must be one digit 0-9 ("05" falls back to 0); unparsed_as_question: a
 # provision reply without a list becomes the question itself as the only BM25 query (else no query).
 PARSER_SCRIPTS: dict[str, dict[str, Any]] = {
     "original": {
         "prompt_version": {"system_user": "v3", "user": "v2"},
-        "system_version": {"parser_provisions": "v2", "parser_select": "v2"},
         "ties": "first_stage",
         "logprobs": ("provisions", "selection"),
         "single_digit": True,
@@ -65,7 +63,6 @@ PARSER_SCRIPTS: dict[str, dict[str, Any]] = {
     },
     "refactored": {
         "prompt_version": {"system_user": "v2", "user": "v2"},
-        "system_version": {},
         "ties": "text",
         "logprobs": ("answer",),
         "single_digit": False,

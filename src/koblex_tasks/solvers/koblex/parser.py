@@ -50,6 +50,10 @@ from koblex_tasks.solvers.koblex._common import (
 
 logger = logging.getLogger(__name__)
 
+# The `_system` file versions a template version pairs with, where not `SYSTEM_VERSION` (the original scripts'
+# provision and selection system prompts differ from the refactored ones; the answer's is the same).
+SYSTEM_FILES: dict[str, dict[str, str]] = {"v3": {"parser_provisions": "v2", "parser_select": "v2"}}
+
 
 def parse_provision_list(text: str) -> list[str] | None:
     """The first bracketed list in the reply, parsed as JSON, a Python literal, or its quoted items."""
@@ -135,7 +139,7 @@ def parser(
         """The stage's prompt: the scripts' version for the chat format, unless the run names one."""
         own = scripts["prompt_version"][Generation.of(state).chat_format]
         version = prompt_version or own
-        system = scripts["system_version"].get(name, SYSTEM_VERSION) if version == own else SYSTEM_VERSION
+        system = SYSTEM_FILES.get(version, {}).get(name, SYSTEM_VERSION)
         return StagePrompt.load(state, name, version, system_version=system)
 
     def logprobs(state: TaskState, stage: str) -> bool | None:
