@@ -170,7 +170,7 @@ KOBLEX = BenchmarkSpec(
         "l": 10,
         "official_scripts": "original",  # ParSeR's original scripts (PARSER_SCRIPTS; "refactored": the others)
         "official_selection_bug": False,  # the refactored code's first-list indexing (the original: own lists)
-        # The other released scripts' bugs, kept likewise (each a solver switch; README, deviations table).
+        # The other released scripts' bugs, kept (each a solver switch; docs/deviations.md).
         "official_marker_bug": True,  # IRCoT on vLLM looks for "So the answer is:", so it runs every step
         "official_threshold_bug": True,  # FLARE uses its script's default threshold whatever the flag says
         "official_mask_bug": True,  # FLARE on vLLM drops the confident tokens from the masked sentence
