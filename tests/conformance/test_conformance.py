@@ -7,6 +7,7 @@ any folder of that format, and that one changed byte is reported as the first di
 
 import json
 import math
+import os
 import re
 from collections import Counter
 from pathlib import Path
@@ -34,9 +35,9 @@ OPENAI_PARAMS = {"temperature": 0.01, "top_p": 0.9, "max_tokens": 2000}
 
 
 def conformance(
-    folder: Path, data: Path, corpus: Path, capsys: pytest.CaptureFixture[str]
+    folder: Path, data: Path, corpus: Path, capsys: pytest.CaptureFixture[str], *options: str
 ) -> tuple[int, str]:
-    code = main(["conformance", str(folder), "--data", str(data), "--corpus", str(corpus)])
+    code = main(["conformance", str(folder), "--data", str(data), "--corpus", str(corpus), *options])
     return code, capsys.readouterr().out
 
 
@@ -50,9 +51,14 @@ def per_file(out: str) -> dict[str, tuple[int, ...]]:
 
 
 def test_every_official_recording_is_identical(shared_data: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    folder = shared_data / "koblex" / "official_requests"
+    folder = shared_data / "koblex" / "official_requests"  # ParSeR: recorded from the refactored scripts
     code, out = conformance(
-        folder, shared_data / "koblex" / "koblex.jsonl", shared_data / "koblex" / "statutes.jsonl", capsys
+        folder,
+        shared_data / "koblex" / "koblex.jsonl",
+        shared_data / "koblex" / "statutes.jsonl",
+        capsys,
+        "--parser-scripts",
+        "refactored",
     )
     files = per_file(out)
     expected = {p.stem for p in folder.glob("*.jsonl") if not p.name.endswith(".retrieval.jsonl")}
@@ -60,6 +66,38 @@ def test_every_official_recording_is_identical(shared_data: Path, capsys: pytest
     for calls, n_calls, results, n_results, retrieval, n_retrieval in files.values():
         assert n_calls > 0 and (calls, results, retrieval) == (n_calls, n_results, n_retrieval), out
     assert code == 0 and "first difference" not in out, out
+
+
+def test_parser_defaults_are_the_original_scripts_not_the_refactored(
+    shared_data: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The default ParSeR differs from the refactored scripts' recording (prompts first), the switch does not."""
+    folder = shared_data / "koblex" / "official_requests"
+    data, corpus = shared_data / "koblex" / "koblex.jsonl", shared_data / "koblex" / "statutes.jsonl"
+    code, out = conformance(folder, data, corpus, capsys, "--only", "parser_vllm")
+    assert code == 1 and "parser_vllm: calls identical 0/32" in out, out
+    assert "“Article 123”" in out  # the original scripts' system prompt
+
+
+ORIGINAL_ENV = "KOBLEX_PARSER_ORIGINAL_REQUESTS"
+
+
+def test_parser_is_identical_to_the_original_scripts_recording(
+    shared_data: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`tools/record_official_requests.py --version original` output (not in the repo: it holds the scripts'
+    prompts and the corpus' text): our default ParSeR sends and selects exactly what the original scripts do."""
+    folder = Path(os.environ.get(ORIGINAL_ENV, "")) if os.environ.get(ORIGINAL_ENV) else None
+    if folder is None or not (folder / "parser_vllm.jsonl").is_file():
+        pytest.skip(f"{ORIGINAL_ENV} is not a folder of tools/record_official_requests.py --version original")
+    data, corpus = shared_data / "koblex" / "koblex.jsonl", shared_data / "koblex" / "statutes.jsonl"
+    code, out = conformance(folder, data, corpus, capsys)
+    assert (
+        code == 0
+        and "parser_vllm: calls identical 32/32, results identical 8/8, retrieval identical 16/16" in out
+    )
+    code, out = conformance(folder, data, corpus, capsys, "--parser-scripts", "refactored")
+    assert code == 1 and "first difference" in out, out  # the refactored switch is not the original scripts
 
 
 def test_the_responder_rederives_every_recorded_reply(shared_data: Path) -> None:

@@ -49,7 +49,12 @@ def test_the_paper_protocol_names_the_vllm_scripts_settings() -> None:
 
 @pytest.mark.parametrize(
     ("solver", "switch"),
-    [(s, n) for s, names in SOLVER_SETTINGS.items() for n in names if n.startswith("official_")],
+    [
+        (s, n)
+        for s, names in SOLVER_SETTINGS.items()
+        for n in names
+        if n.startswith("official_") and s != "parser"  # ParSeR: its original scripts (below)
+    ],
 )
 def test_each_kept_bug_is_the_default_and_turning_it_off_is_recorded(solver: str, switch: str) -> None:
     defaults = solver_params(SOLVERS[solver]())
@@ -83,6 +88,21 @@ def test_each_traced_default_is_the_papers_and_the_script_behaviour_is_recorded(
 
 def test_one_time_retrieval_takes_the_gold_count_by_default() -> None:
     assert solver_params(one_time_retrieval())["k"] == "gold"
+
+
+def test_parser_defaults_are_the_original_scripts_and_the_refactored_ones_are_recorded() -> None:
+    defaults = solver_params(parser())
+    assert defaults["official_scripts"] == "original" == KOBLEX.paper_protocol["official_scripts"]
+    assert (
+        defaults["official_selection_bug"] is False
+        and KOBLEX.paper_protocol["official_selection_bug"] is False
+    )
+    assert protocol_of(run_settings(TASK, "koblex_tasks/parser", defaults)) == "paper"
+    refactored = {**defaults, "official_scripts": "refactored", "official_selection_bug": True}
+    assert protocol_of(run_settings(TASK, "koblex_tasks/parser", refactored)) == {
+        "official_scripts": {"value": "refactored", "paper": "original"},
+        "official_selection_bug": {"value": True, "paper": False},
+    }
 
 
 def test_float64_bm25_order_is_not_the_papers() -> None:

@@ -1,5 +1,6 @@
 """The cross-encoder reranker's real loading code, on a tiny random-weight model built here (no downloads)."""
 
+import itertools
 import json
 import shutil
 from dataclasses import replace
@@ -134,3 +135,24 @@ def test_stub_overlap_scores_characters_and_ties_sort_as_the_scripts(tiny_corpus
     top = rerank_as_scripts(retriever, "qxz", hits, 5)  # no shared character: every score ties at 0
     texts = [h.provision.text for h in top]
     assert texts == sorted(texts, reverse=True) and [h.rank for h in top] == list(range(len(top)))
+
+
+def test_parsers_original_scripts_keep_the_first_stage_order_of_equal_scores(tiny_corpus: Path) -> None:
+    """ParSeR's original scripts sort by the score alone (stable): ties stay in BM25 order, not text order."""
+    from koblex_tasks.solvers.koblex._common import rerank_as_scripts
+
+    retriever = build_retriever(
+        RetrieverSettings(corpus=str(tiny_corpus), tokenizer="official", reranker="stub-overlap")
+    )
+    hits = retriever.search("강도가 사람을 상해하거나 재량권의 한계를 넘거나 운송물을", 5)
+    bm25 = [h.provision.key for h in hits]
+    first_stage = [h.provision.key for h in rerank_as_scripts(retriever, "qxz", hits, 5, ties="first_stage")]
+    by_text = [h.provision.key for h in rerank_as_scripts(retriever, "qxz", hits, 5, ties="text")]
+    assert first_stage == bm25 and by_text != bm25  # every score ties at 0: only the tie rule orders them
+    # distinct scores decide first either way; only the equal ones keep the first-stage order
+    scored = rerank_as_scripts(retriever, "강도 운송", hits, 5, ties="first_stage")
+    scores = [h.rerank_score for h in scored]
+    assert scores == sorted(scores, reverse=True)
+    for a, b in itertools.pairwise(scored):
+        if a.rerank_score == b.rerank_score:
+            assert bm25.index(a.provision.key) < bm25.index(b.provision.key)

@@ -53,6 +53,13 @@ _EXISTING_FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
     "--only", multiple=True, metavar="NAME", help="Only these fixtures (e.g. parser_vllm); repeatable."
 )
 @click.option(
+    "--parser-scripts",
+    type=click.Choice(["original", "refactored"]),
+    default="original",
+    show_default=True,
+    help="Which ParSeR scripts the parser fixtures recorded: our ParSeR runs with that version's switches.",
+)
+@click.option(
     "--log-dir",
     type=click.Path(file_okay=False, path_type=Path),
     default=None,
@@ -64,6 +71,7 @@ def conformance(
     data: Path,
     corpus: Path,
     only: tuple[str, ...],
+    parser_scripts: str,
     log_dir: Path | None,
 ) -> int:
     """Run our solver for every fixture file against a local responder and compare with the official calls;
@@ -77,11 +85,17 @@ def conformance(
         return _replay_traces([*traces, *fixture_dir], data, corpus, log_dir)
     if len(fixture_dir) != 1 or not fixture_dir[0].is_dir():
         raise CommandError("give one FIXTURE_DIR (a folder), or --traces PATH...")
-    from koblex_tasks.conformance.run import SCRIPT_RUNS, Conformance, run_folder  # on use only
+    from koblex_tasks.conformance.run import (  # on use
+        PARSER_SCRIPT_ARGS,
+        SCRIPT_RUNS,
+        Conformance,
+        run_folder,
+    )
 
     click.echo(f"the released scripts' behaviours on (the traces' defaults off): {SCRIPT_RUNS}")
+    setup = Conformance(data, corpus, log_dir, {"parser": PARSER_SCRIPT_ARGS[parser_scripts]})
     with reading("cannot read the fixtures"):
-        reports = run_folder(fixture_dir[0], Conformance(data, corpus, log_dir), list(only) or None)
+        reports = run_folder(fixture_dir[0], setup, list(only) or None)
     for report in reports:
         click.echo(report.summary())
     failed = [r.name for r in reports if not r.ok]

@@ -11,7 +11,7 @@ for each query our solver recorded, to read the ids and scores it saw.
 import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +26,7 @@ from koblex_tasks.conformance.server import Recorded, ResponderServer
 from koblex_tasks.corpus.rerank import STUB_OVERLAP
 from koblex_tasks.corpus.retriever import Retriever, RetrieverSettings, get_retriever
 from koblex_tasks.scorers.koblex.answer import sample_answer
-from koblex_tasks.solvers.koblex._common import ChatFormat, rerank_as_scripts
+from koblex_tasks.solvers.koblex._common import ChatFormat
 from koblex_tasks.solvers.koblex.beamaggr import beamaggr
 from koblex_tasks.solvers.koblex.chain_of_thought import chain_of_thought
 from koblex_tasks.solvers.koblex.flare import flare
@@ -46,7 +46,7 @@ OPENAI_SERVICE = "conformance"  # openai-api/<service>/<model>: its key and base
 class Method:
     """Our solver for a fixture method, and the task's reranker for it (the stub where the script reranks)."""
 
-    solver: Callable[[], Solver]
+    solver: Callable[..., Solver]
     reranker: str = "none"
 
 
@@ -89,6 +89,15 @@ class Conformance:
     data: Path
     corpus: Path
     log_dir: Path | None = None
+    solver_args: dict[str, dict[str, Any]] = field(default_factory=dict)  # per fixture method: switches
+
+
+# The recordings of ParSeR's refactored scripts (the shared `official_requests`) compare with these switches;
+# the original scripts' recordings with the defaults (`benchmarks.koblex.spec.PARSER_SCRIPTS`).
+PARSER_SCRIPT_ARGS: dict[str, dict[str, Any]] = {
+    "original": {},
+    "refactored": {"official_scripts": "refactored", "official_selection_bug": True},
+}
 
 
 @contextmanager
@@ -130,7 +139,7 @@ def run_fixture(fixture: Fixture, setup: Conformance, server: ResponderServer) -
             corpus=str(setup.corpus),
             reranker=method.reranker,
             chat_format=CHAT_FORMAT[fixture.backend],
-            solver=method.solver(),
+            solver=method.solver(**setup.solver_args.get(fixture.method, {})),
         )
         logs = inspect_eval(
             task,
@@ -210,11 +219,13 @@ def _retrievals(
         depth = official[i].k if reranks else len(keys)
         hits = retriever.search(query, depth)
         rerank_query = reranked = reranked_scores = None
-        if reranks:
+        if reranks:  # the solver's own reranked list (its tie order), scored again for the scores
             rerank_query = str(sample.metadata.get("question", ""))
-            top = rerank_as_scripts(retriever, rerank_query, hits, len(keys))
-            reranked = [positions[h.provision.key] for h in top]
-            reranked_scores = [float(h.rerank_score or 0.0) for h in top]
+            texts = {h.provision.key: h.provision.text for h in hits}
+            reranked = [positions[key] for key in keys]
+            reranked_scores = [
+                float(s) for s in retriever.reranker.scores(rerank_query, [texts[k] for k in keys])
+            ]
         out.append(
             OurRetrieval(
                 query,

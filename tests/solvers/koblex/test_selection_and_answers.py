@@ -28,6 +28,13 @@ GUESSES = '["형법 (강도상해) 강도가 사람을 상해하거나 상해에
 )
 def test_parse_selection(reply: str, expected: int | None) -> None:
     assert parse_selection(reply, 10) == expected
+    assert parse_selection(reply, 10, single_digit=True) == expected
+
+
+def test_the_original_scripts_take_one_digit_only() -> None:
+    # original: `answer.isdigit() and len(answer) == 1`; refactored: `0 <= int(answer) <= 9`
+    assert parse_selection("Answer: 05", 10, single_digit=True) is None
+    assert parse_selection("Answer: 05", 10) == 5
 
 
 @pytest.mark.parametrize("bad", ["Answer: ③", "Answer: ²", "Answer: ٣", "Answer: 3.", "Answer: 12"])
@@ -35,14 +42,14 @@ def test_unparsable_selections_fall_back_to_candidate_0_and_are_counted(
     tiny_questions: Path, tiny_corpus: Path, bad: str
 ) -> None:
     model = ScriptedModel(lambda kind, p: {"provisions": GUESSES, "select": bad}.get(kind, "Answer: 답"))
-    parsers = {"own lists": parser(official_selection_bug=False), "paper": parser()}
+    parsers = {"own lists": parser(), "first list": parser(official_selection_bug=True)}
     for name, solver in parsers.items():
         log = run_koblex(solver, model.model(), tiny_questions, tiny_corpus, tokenizer="kiwi")
         assert log.status == "success", log.error
         s = sample(log, "q2")
         ev = evidence_of(s)
         assert ev["counters"]["selection_fallbacks"] == 2
-        # candidate 0 of each guess's list, or of the first list for all (the released indexing, kept)
+        # candidate 0 of each guess's list (the paper's protocol), or of the first list for all (refactored)
         pools = ev["retrieved"] if name == "own lists" else [ev["retrieved"][0]] * len(ev["retrieved"])
         assert ev["predicted"] == [hits[0] for hits in pools], name
     assert s.output.completion == "Answer: 답" and answer_of(s) == "답"

@@ -64,9 +64,9 @@ def test_parser_selection_bug_switch_and_fallbacks(tiny_questions: Path, tiny_co
             )
         return "Answer: 답"
 
-    fixed = sample(
+    fixed = sample(  # the paper's protocol (the original scripts): each guess its own list
         run(
-            parser(official_selection_bug=False),
+            parser(),
             ScriptedModel(reply),
             tiny_questions,
             tiny_corpus,
@@ -74,9 +74,9 @@ def test_parser_selection_bug_switch_and_fallbacks(tiny_questions: Path, tiny_co
         ),
         "q2",
     )
-    buggy = sample(  # the paper's protocol keeps the released indexing
+    buggy = sample(  # the refactored scripts' indexing
         run(
-            parser(),
+            parser(official_selection_bug=True),
             ScriptedModel(reply),
             tiny_questions,
             tiny_corpus,
@@ -88,7 +88,7 @@ def test_parser_selection_bug_switch_and_fallbacks(tiny_questions: Path, tiny_co
     assert ev_fixed["retrieved"] == ev_buggy["retrieved"]
     lists = ev_fixed["retrieved"]
     assert ev_fixed["predicted"] == [lists[0][0], lists[1][1]]  # each guess indexes its own candidates
-    assert ev_buggy["predicted"] == [lists[0][0], lists[0][1]]  # official: always the first guess's list
+    assert ev_buggy["predicted"] == [lists[0][0], lists[0][1]]  # refactored: always the first guess's list
 
     garbled = ScriptedModel(
         lambda kind, p: {"provisions": GUESSES, "select": "Answer: 제 생각엔 3번"}.get(kind, "답")
@@ -100,7 +100,12 @@ def test_parser_selection_bug_switch_and_fallbacks(tiny_questions: Path, tiny_co
     assert ev["counters"]["selection_fallbacks"] == 2
     assert ev["predicted"] == [lists[0][0], lists[1][0]]  # fallback to candidate 0, as in the paper
 
+    # no list in the reply: the original scripts query with the question, the refactored ones with nothing
     q1 = evidence_of(sample(run(parser(), ScriptedModel(reply), tiny_questions, tiny_corpus), "q1"))
+    assert q1["counters"]["provision_list_unparsed"] == 1
+    assert q1["queries"] == ["운송물 인도 후 손해배상 청구는 언제 소멸하는가?"] and len(q1["predicted"]) == 1
+    refactored = parser(official_scripts="refactored")
+    q1 = evidence_of(sample(run(refactored, ScriptedModel(reply), tiny_questions, tiny_corpus), "q1"))
     assert q1["counters"] == {"provision_list_unparsed": 1, "guesses_without_candidates": 0}
     assert q1["predicted"] == []
 

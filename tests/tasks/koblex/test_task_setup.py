@@ -78,13 +78,14 @@ def test_every_difference_is_listed_with_the_papers_value(tiny_questions: Path, 
         corpus=str(tiny_corpus),
         reranker="none",
         tokenizer="kiwi",
-        solver=parser(k=5, official_selection_bug=False),
+        solver=parser(k=5, official_scripts="refactored", official_selection_bug=True),
     )
     assert (task.metadata or {})["protocol"] == {
         "reranker": {"value": "none", "paper": PAPER_RERANKER},
         "tokenizer": {"value": "kiwi", "paper": "official"},
         "k": {"value": 5, "paper": 100},
-        "official_selection_bug": {"value": False, "paper": True},
+        "official_scripts": {"value": "refactored", "paper": "original"},
+        "official_selection_bug": {"value": True, "paper": False},
     }
     openai = run_settings({**PAPER_TASK, "chat_format": "user"}, "koblex_tasks/parser", {})
     assert protocol_of(openai) == "paper"  # the OpenAI scripts' format is the paper's too (GPT-4o rows)
@@ -250,8 +251,18 @@ def test_system_user_format_and_stage_limits(tiny_questions: Path, tiny_corpus: 
             assert [m.role for m in messages] == ["system", "user"]
             assert config.max_tokens == expected[stage] and config.temperature == 0.0 and config.top_p == 0.9
     system = stages["provisions"][0][0][0]
-    assert isinstance(system, ChatMessageSystem)
-    assert system.text == load_prompt("koblex/parser_provisions_system").text
+    assert isinstance(system, ChatMessageSystem)  # the original scripts' wording (curly quotes)
+    assert system.text == load_prompt("koblex/parser_provisions_system", "v2").text
+    assert "“Article 123”" in system.text
+    select_system = stages["selection"][0][0][0]
+    assert select_system.text == load_prompt("koblex/parser_select_system", "v2").text
+    assert select_system.text.startswith("<SYSTEM>\n")
+    # logprobs=1 on the provisions and selection calls, none on the answer (the original vLLM scripts)
+    assert {stage: {bool(c.logprobs) for _, c in calls} for stage, calls in stages.items()} == {
+        "provisions": {True},
+        "selection": {True},
+        "answer": {False},
+    }
 
 
 def test_user_format_is_the_openai_scripts_single_message(

@@ -45,6 +45,31 @@ GENERATION: dict[str, dict[str, Any]] = {
     },
 }
 
+# ParSeR's two released script versions (daehuikim/KoBLEX `experiments/parser/original/`, committed with the
+# open-model ParSeR results, and the refactored `parser/vllm|openai/`), where they differ in what is sent or
+# selected. `official_scripts` picks one; the original is the paper's protocol (README: what is proven, how).
+# prompt_version: the `parser_*` templates per chat format (the original OpenAI scripts read other prompt files,
+# `prompts_txt/`, and crash as published: not recorded, the refactored OpenAI wording stays);
+# ties: the rerank sort's order of equal scores; logprobs: the vLLM stages asking for logprobs=1;
+# single_digit: a selection reply must be one digit 0-9 ("05" falls back to 0); unparsed_as_question: a
+# provision reply without a list becomes the question itself as the only BM25 query (else no query).
+PARSER_SCRIPTS: dict[str, dict[str, Any]] = {
+    "original": {
+        "prompt_version": {"system_user": "v3", "user": "v2"},
+        "ties": "first_stage",
+        "logprobs": ("provisions", "selection"),
+        "single_digit": True,
+        "unparsed_as_question": True,
+    },
+    "refactored": {
+        "prompt_version": {"system_user": "v2", "user": "v2"},
+        "ties": "text",
+        "logprobs": ("answer",),
+        "single_digit": False,
+        "unparsed_as_question": False,
+    },
+}
+
 # The paper's statute pool (JihyungL/KoBLEX-statute): a smaller local corpus makes a run "partial".
 FULL_CORPUS_SIZE = 233_544
 
@@ -133,6 +158,9 @@ KOBLEX = BenchmarkSpec(
     # kept punctuation; FLARE past the first marker on OpenAI, "Question: Question:"; Self-Ask's single
     # retrieval; CoT + OR on OpenAI read after "Answer: ").
     # 1.1.0 and 1.0.0 logs are still read: scores re-derive from their outputs as before.
+    # Also in 1.2.0, ParSeR follows its original scripts (committed with the open-model results): each provision
+    # selects from its own candidates, equal rerank scores keep BM25 order, their prompts and logprobs;
+    # the refactored scripts' behaviour is `official_scripts="refactored", official_selection_bug=True`.
     version="1.2.0",
     accepted_versions=("1.0.0", "1.1.0", "1.2.0"),
     scorers=(PROVISION_MATCH, TOKEN_F1, LF_EVAL),
@@ -148,8 +176,9 @@ KOBLEX = BenchmarkSpec(
         "solver": "parser",
         "k": 100,
         "l": 10,
-        "official_selection_bug": True,  # the released code's bug, kept (False: the paper's described method)
-        # The other released scripts' bugs, kept likewise (each a solver switch; docs/deviations.md).
+        "official_scripts": "original",  # ParSeR's original scripts (PARSER_SCRIPTS; "refactored": the others)
+        "official_selection_bug": False,  # the refactored code's first-list indexing (the original: own lists)
+        # The other released scripts' bugs, kept (each a solver switch; docs/deviations.md).
         "official_marker_bug": True,  # IRCoT on vLLM looks for "So the answer is:", so it runs every step
         "official_threshold_bug": True,  # FLARE uses its script's default threshold whatever the flag says
         "official_mask_bug": True,  # FLARE on vLLM drops the confident tokens from the masked sentence

@@ -78,22 +78,34 @@ async def top_provisions(retriever: Retriever, query: str, k: int, rerank_agains
     return [h.provision for h in hits]
 
 
-def rerank_as_scripts(retriever: Retriever, query: str, hits: list[Hit], top: int) -> list[Hit]:
+TieOrder = Literal["text", "first_stage"]
+
+
+def rerank_as_scripts(
+    retriever: Retriever, query: str, hits: list[Hit], top: int, ties: TieOrder = "text"
+) -> list[Hit]:
     """The reranker's top `top` of `hits` in the official scripts' order.
 
-    They sort `sorted(zip(scores, texts), reverse=True)`: equal scores are ordered by passage text,
-    descending (not by first-stage rank), which decides the candidates shown when scores tie.
+    The refactored scripts sort `sorted(zip(scores, texts), reverse=True)`: equal scores are ordered by
+    passage text, descending (`ties="text"`). ParSeR's original scripts sort by the score alone
+    (`key=lambda x: x[0]`, a stable sort): equal scores keep the first-stage order (`ties="first_stage"`).
+    Which one decides the candidates shown when scores tie.
     """
     if retriever.reranker.name == "none":
         return hits[:top]
     texts = [h.provision.text for h in hits]
     scores = retriever.reranker.scores(query, texts)
-    order = sorted(range(len(hits)), key=lambda i: (scores[i], texts[i]), reverse=True)[:top]
+    if ties == "first_stage":
+        order = sorted(range(len(hits)), key=lambda i: scores[i], reverse=True)[:top]
+    else:
+        order = sorted(range(len(hits)), key=lambda i: (scores[i], texts[i]), reverse=True)[:top]
     return [replace(hits[i], rank=rank, rerank_score=scores[i]) for rank, i in enumerate(order)]
 
 
-async def arerank_as_scripts(retriever: Retriever, query: str, hits: list[Hit], top: int) -> list[Hit]:
-    return await anyio.to_thread.run_sync(rerank_as_scripts, retriever, query, hits, top)
+async def arerank_as_scripts(
+    retriever: Retriever, query: str, hits: list[Hit], top: int, ties: TieOrder = "text"
+) -> list[Hit]:
+    return await anyio.to_thread.run_sync(rerank_as_scripts, retriever, query, hits, top, ties)
 
 
 def join_provisions(texts: list[str]) -> str:
@@ -169,12 +181,19 @@ class StagePrompt:
     system: Prompt | None
 
     @classmethod
-    def load(cls, state: TaskState, name: str, version: str, system_name: str | None = None) -> "StagePrompt":
+    def load(
+        cls,
+        state: TaskState,
+        name: str,
+        version: str,
+        system_name: str | None = None,
+        system_version: str = SYSTEM_VERSION,
+    ) -> "StagePrompt":
         """`koblex/<name>.<version>` and, unless `version` is the single-file v1, `<system_name>_system`."""
         template = koblex_prompt(state, name, version)
         if version == SINGLE_FILE_VERSION:
             return cls(template, None)
-        return cls(template, koblex_prompt(state, f"{system_name or name}_system", SYSTEM_VERSION))
+        return cls(template, koblex_prompt(state, f"{system_name or name}_system", system_version))
 
     def messages(self, chat_format: ChatFormat, **values: str) -> list[ChatMessage]:
         user = self.template.render(**values)
@@ -185,15 +204,30 @@ class StagePrompt:
         return [ChatMessageUser(content=f"{self.system.text}\n\n{user}")]  # the OpenAI scripts' f-string
 
 
-async def ask_stage(state: TaskState, stage: str, prompt: StagePrompt, **values: str) -> ModelOutput:
-    """One intermediate call to the model under evaluation in the sample's chat format and stage limit."""
-    generation = Generation.of(state)
-    return await get_model().generate(
-        prompt.messages(generation.chat_format, **values), config=generation.config(stage)
+def stage_logprobs(config: GenerateConfig, logprobs: bool | None) -> GenerateConfig:
+    """`config` with vLLM's logprobs=1 asked (True) or not (False); None leaves the spec's choice."""
+    if logprobs is None:
+        return config
+    return config.model_copy(
+        update={"logprobs": True if logprobs else None, "top_logprobs": 1 if logprobs else None}
     )
 
 
-async def answer_with(state: TaskState, generate: Generate, prompt: StagePrompt, **values: str) -> TaskState:
+async def ask_stage(
+    state: TaskState, stage: str, prompt: StagePrompt, logprobs: bool | None = None, **values: str
+) -> ModelOutput:
+    """One intermediate call to the model under evaluation in the sample's chat format and stage limit
+    (`logprobs`: a method whose scripts ask for them on other stages than the spec's)."""
+    generation = Generation.of(state)
+    return await get_model().generate(
+        prompt.messages(generation.chat_format, **values),
+        config=stage_logprobs(generation.config(stage), logprobs),
+    )
+
+
+async def answer_with(
+    state: TaskState, generate: Generate, prompt: StagePrompt, logprobs: bool | None = None, **values: str
+) -> TaskState:
     """Final model call: the prompt becomes the conversation; the completion stays as the model wrote it.
 
     The answer is the text after the last "Answer:" (the official rule), read by the scorers.
@@ -201,7 +235,7 @@ async def answer_with(state: TaskState, generate: Generate, prompt: StagePrompt,
     store_as(ProvisionEvidence).answer_rule = OFFICIAL_ANSWER.as_dict()
     generation = Generation.of(state)
     state.messages = prompt.messages(generation.chat_format, **values)
-    config = generation.config("answer").model_dump(exclude_none=True)
+    config = stage_logprobs(generation.config("answer"), logprobs).model_dump(exclude_none=True)
     return await generate(state, **config)
 
 

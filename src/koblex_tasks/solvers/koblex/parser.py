@@ -6,12 +6,15 @@
 3. Selection: for each guess the model picks one candidate by its number.
 4. Answer: the model answers the question grounded in the selected provisions.
 
-The official selection step indexes the first guess's candidate list for every guess
-(`contexts_list[0][choice]`). The paper's protocol keeps that bug (the recorded official requests prove it);
-`official_selection_bug=False` uses each guess's own list. Reranking orders equal scores as the official
-sort does (by passage text, descending). A selection reply that is not a bare ASCII number of a shown candidate
-("③", "²", "٣", "3.", an out-of-range "12", no reply) falls back to candidate 0, as in the paper, and is
-counted (`selection_fallbacks`); it never fails the sample.
+The repository has two versions of the scripts (`benchmarks.koblex.spec.PARSER_SCRIPTS`). The default,
+`official_scripts="original"`, is `experiments/parser/original/`, committed with the open-model ParSeR
+results: each guess selects from its own candidates, equal rerank scores keep BM25 order, and its prompts
+and logprobs. `official_scripts="refactored"` sends what the refactored scripts send (text-ordered ties,
+their prompts); `official_selection_bug=True` adds their indexing of the first guess's list for every
+guess (`contexts_list[0][choice]`). `koblex conformance` compares both with recordings of the scripts.
+A selection reply that is not a shown candidate's number ("③", "²", "٣", "3.", an out-of-range "12", no
+reply; with the original scripts also "05") falls back to candidate 0, as in the paper, and is counted
+(`selection_fallbacks`); it never fails the sample.
 
 Chat format and limits follow the task's `chat_format` (see `_common`): with the default "system_user" the
 three calls send a system and a user turn with max_tokens 4000 / 2048 / 4000 (the official vLLM scripts);
@@ -28,11 +31,15 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import collect
 
 from koblex_tasks.benchmarks.koblex.evidence import OFFICIAL_ANSWER, ProvisionEvidence, after_marker
+from koblex_tasks.benchmarks.koblex.spec import PARSER_SCRIPTS
 from koblex_tasks.corpus.provision import Provision
 from koblex_tasks.corpus.retriever import Hit, Retriever
 from koblex_tasks.solvers.common import require_positive, sample_retriever
 from koblex_tasks.solvers.koblex._common import (
+    SYSTEM_VERSION,
+    Generation,
     StagePrompt,
+    TieOrder,
     answer_with,
     arerank_as_scripts,
     ask_stage,
@@ -42,6 +49,10 @@ from koblex_tasks.solvers.koblex._common import (
 )
 
 logger = logging.getLogger(__name__)
+
+# The `_system` file versions a template version pairs with, where not `SYSTEM_VERSION` (the original scripts'
+# provision and selection system prompts differ from the refactored ones; the answer's is the same).
+SYSTEM_FILES: dict[str, dict[str, str]] = {"v3": {"parser_provisions": "v2", "parser_select": "v2"}}
 
 
 def parse_provision_list(text: str) -> list[str] | None:
@@ -72,13 +83,16 @@ def parse_provision_list(text: str) -> list[str] | None:
 
 
 _ASCII_NUMBER = re.compile(r"[0-9]+")
+_ASCII_DIGIT = re.compile(r"[0-9]")
 
 
-def parse_selection(completion: str, n_candidates: int) -> int | None:
+def parse_selection(completion: str, n_candidates: int, single_digit: bool = False) -> int | None:
     """The official rule: the text after the last "Answer:" (before a `</think>`) must be a bare number of a
-    shown candidate. Only ASCII digits count: `str.isdigit` also accepts "③" or "²", which `int` rejects."""
+    shown candidate. Only ASCII digits count: `str.isdigit` also accepts "③" or "²", which `int` rejects.
+    `single_digit`: the original scripts' `len(answer) == 1` test ("05" is no selection)."""
     answer = after_marker(completion).split("</think>")[0].strip()
-    if _ASCII_NUMBER.fullmatch(answer) and int(answer) < n_candidates:
+    number = _ASCII_DIGIT if single_digit else _ASCII_NUMBER
+    if number.fullmatch(answer) and int(answer) < n_candidates:
         return int(answer)
     return None
 
@@ -91,11 +105,12 @@ def format_candidates(hits: list[Hit]) -> str:
 def parser(
     k: int = 100,
     l: int = 10,  # noqa: E741 - the paper's name
-    official_selection_bug: bool = True,
+    official_selection_bug: bool = False,
     max_provisions: int | None = None,
     tokenizer: str | None = None,
     reranker: str | None = None,
-    prompt_version: str = "v2",
+    prompt_version: str | None = None,
+    official_scripts: str = "original",
 ) -> Solver:
     """ParSeR with BM25 top-k, rerank to top-l, one selection per parametric provision.
 
@@ -103,13 +118,33 @@ def parser(
         k: BM25 candidates per parametric provision (paper: 100).
         l: candidates kept after reranking and shown for selection (paper: 10).
         official_selection_bug: select from the first provision's candidates for every provision, as the
-            released code does (the paper's protocol); False: each provision's own candidates.
+            refactored scripts do; False (the paper's protocol, the original scripts): each its own.
         max_provisions: cap on parametric provisions used (None = all, as in the paper).
         tokenizer, reranker: retrieval overrides (see `solvers.common`); reranker "none" keeps BM25 order.
-        prompt_version: version of the `parser_*` templates ("v2": split from their `_system` files, sent
-            in the task's chat format; "v1": the earlier single-file wording, one user message).
+        prompt_version: version of the `parser_*` templates (None: the scripts'; "v3": the original
+            scripts', "v2": the refactored scripts', both split from their `_system` files and sent in the
+            task's chat format; "v1": the earlier single-file wording, one user message).
+        official_scripts: "original" (the paper's protocol) or "refactored": which released scripts'
+            prompts, tie order, logprobs and reply rules to follow (`spec.PARSER_SCRIPTS`).
     """
     require_positive(k=k, l=l)
+    if official_scripts not in PARSER_SCRIPTS:
+        raise ValueError(
+            f"official_scripts must be one of {sorted(PARSER_SCRIPTS)}, got {official_scripts!r}"
+        )
+    scripts = PARSER_SCRIPTS[official_scripts]
+    ties: TieOrder = scripts["ties"]
+
+    def load(state: TaskState, name: str) -> StagePrompt:
+        """The stage's prompt: the scripts' version for the chat format, unless the run names one."""
+        own = scripts["prompt_version"][Generation.of(state).chat_format]
+        version = prompt_version or own
+        system = SYSTEM_FILES.get(version, {}).get(name, SYSTEM_VERSION)
+        return StagePrompt.load(state, name, version, system_version=system)
+
+    def logprobs(state: TaskState, stage: str) -> bool | None:
+        """The scripts' logprobs on the vLLM backend; the OpenAI scripts ask for none (the spec's)."""
+        return stage in scripts["logprobs"] if Generation.of(state).chat_format == "system_user" else None
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         record = evidence("parser", uses_retrieval=True, answer_rule=OFFICIAL_ANSWER)
@@ -118,27 +153,27 @@ def parser(
             state.metadata["parser_note"] = "no reranker: candidates are BM25's top-l (the paper reranks)"
 
         guesses = await _parametric_provisions(state, record)
-        candidate_lists = await _candidates(retriever, state.metadata["question"], guesses, k, l)
+        candidate_lists = await _candidates(retriever, state.metadata["question"], guesses, k, l, ties)
         record.queries = guesses
         record.retrieved = [[h.provision.key for h in hits] for hits in candidate_lists]
         selected = await _select(state, record, candidate_lists)
         record.predicted = [p.key for p in selected]
 
-        prompt = StagePrompt.load(state, "parser_answer", prompt_version)
         return await answer_with(
             state,
             generate,
-            prompt,
+            load(state, "parser_answer"),
+            logprobs=logprobs(state, "answer"),
             question=official_question(state),
             context_str=join_provisions([p.text for p in selected]),
         )
 
     async def _parametric_provisions(state: TaskState, record: ProvisionEvidence) -> list[str]:
-        prompt = StagePrompt.load(state, "parser_provisions", prompt_version)
         reply = await ask_stage(
             state,
             "provisions",
-            prompt,
+            load(state, "parser_provisions"),
+            logprobs=logprobs(state, "provisions"),
             background=state.metadata["background"],
             question=state.metadata["question"],
         )
@@ -146,7 +181,8 @@ def parser(
         if guesses is None:
             record.count("provision_list_unparsed")
             state.metadata["parametric_reply"] = reply.completion
-            return []
+            # the original scripts query with the question itself; the refactored ones query nothing
+            return [state.metadata["question"]] if scripts["unparsed_as_question"] else []
         if max_provisions is not None:
             guesses = guesses[:max_provisions]
         return guesses
@@ -154,7 +190,7 @@ def parser(
     async def _select(
         state: TaskState, record: ProvisionEvidence, candidate_lists: list[list[Hit]]
     ) -> list[Provision]:
-        prompt = StagePrompt.load(state, "parser_select", prompt_version)
+        prompt = load(state, "parser_select")
         shown = [hits for hits in candidate_lists if hits]
         record.count("guesses_without_candidates", len(candidate_lists) - len(shown))
         replies = await collect(
@@ -163,6 +199,7 @@ def parser(
                     state,
                     "selection",
                     prompt,
+                    logprobs=logprobs(state, "selection"),
                     background=state.metadata["background"],
                     question=state.metadata["question"],
                     candidates=format_candidates(hits),
@@ -172,7 +209,7 @@ def parser(
         )
         selected: list[Provision] = []
         for hits, reply in zip(shown, replies, strict=True):
-            choice = parse_selection(reply.completion, len(hits))
+            choice = parse_selection(reply.completion, len(hits), scripts["single_digit"])
             if choice is None:
                 record.count("selection_fallbacks")
                 choice = 0
@@ -189,7 +226,8 @@ async def _candidates(
     guesses: list[str],
     k: int,
     l: int,  # noqa: E741
+    ties: TieOrder,
 ) -> list[list[Hit]]:
     """BM25 top-k per guess, then rerank against the question to top-l, both as the official code does."""
     first_stage = await retriever.asearch_many(guesses, k) if guesses else []
-    return [await arerank_as_scripts(retriever, question, hits, l) for hits in first_stage]
+    return [await arerank_as_scripts(retriever, question, hits, l, ties) for hits in first_stage]
