@@ -14,7 +14,7 @@ from koblex_tasks.benchmarks.koblex.spec import GENERATION, KOBLEX, PAPER_RERANK
 # Each solver's own protocol settings: ParSeR's depths, and the released scripts' bugs the paper's protocol
 # keeps (`koblex conformance` proves them call for call) with the switch that turns each off.
 SOLVER_SETTINGS: dict[str, tuple[str, ...]] = {
-    "parser": ("k", "l", "official_selection_bug"),
+    "parser": ("k", "l", "official_selection_bug", "rerank", "select", "queries", "equal_budget"),
     "ircot": ("official_marker_bug",),
     "flare": ("official_threshold_bug", "official_mask_bug"),
     "one_time_retrieval": ("official_answer_prefix_bug",),

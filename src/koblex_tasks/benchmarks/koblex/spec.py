@@ -112,6 +112,18 @@ LF_EVAL = ScorerSpec(
     required=False,  # only when a judge is bound
 )
 
+# The retrieval funnel (scorers.koblex.funnel): gold recall after each retrieval stage, ParSeR's guess overlap.
+RETRIEVAL_FUNNEL = ScorerSpec(
+    name="retrieval_funnel",
+    values=(
+        ValueSpec("gold_recall_bm25", "Gold recall @k", 0.0, 1.0, scale=100, primary=False),
+        ValueSpec("gold_recall_rerank", "Gold recall @l", 0.0, 1.0, scale=100, primary=False),
+        ValueSpec("gold_recall_selected", "Gold recall selected", 0.0, 1.0, scale=100, primary=False),
+        ValueSpec("guess_overlap", "Guess overlap", 0.0, 1.0, scale=100, primary=False),
+    ),
+    required=False,  # logs of task version 1.1.0 have no funnel
+)
+
 KOBLEX = BenchmarkSpec(
     name="koblex",
     title="KoBLEX",
@@ -125,9 +137,11 @@ KOBLEX = BenchmarkSpec(
     # 1.1.0: the paper's protocol request for request (enable_thinking, seeds, the kept official behaviours),
     # LF-Eval as DeepEval weighs it, gold provisions out of the samples. 1.0.0 logs are still read: their
     # deterministic scores re-derive unchanged; an LF-Eval column of theirs needs re-scoring.
-    version="1.1.0",
-    accepted_versions=("1.0.0", "1.1.0"),
-    scorers=(PROVISION_MATCH, TOKEN_F1, LF_EVAL),
+    # 1.2.0: the retrieval funnel scorer (gold recall per stage, ParSeR's guess overlap; ParSeR's evidence
+    # records its stage lists); requests unchanged. 1.1.0 logs are read as before (no funnel columns).
+    version="1.2.0",
+    accepted_versions=("1.0.0", "1.1.0", "1.2.0"),
+    scorers=(PROVISION_MATCH, TOKEN_F1, LF_EVAL, RETRIEVAL_FUNNEL),
     # The number of gold provisions (the paper's 55/125/46 split), not the file's own `n_hops`.
     stratum=StratumSpec("hop_count", "hops", name_template="hop{group_name}"),
     headline=("provision_f1", "provision_em", "token_f1"),
@@ -141,6 +155,11 @@ KOBLEX = BenchmarkSpec(
         "k": 100,
         "l": 10,
         "official_selection_bug": True,  # the released code's bug, kept (False: the paper's described method)
+        # ParSeR's ablation switches (Table 3, the equal-budget control): each off-paper value a named deviation
+        "rerank": True,
+        "select": True,
+        "queries": "guesses",
+        "equal_budget": False,
         # The other released scripts' bugs, kept likewise (each a solver switch; README, deviations table).
         "official_marker_bug": True,  # IRCoT on vLLM looks for "So the answer is:", so it runs every step
         "official_threshold_bug": True,  # FLARE uses its script's default threshold whatever the flag says

@@ -41,7 +41,7 @@ from koblex_tasks.data.koblex.language import gold_identity
 from koblex_tasks.errors import DataError
 from koblex_tasks.hub import HubUnavailableError
 from koblex_tasks.judge_role import built_by_eval, grader_bound
-from koblex_tasks.scorers.koblex import lf_eval, provision_match, token_f1
+from koblex_tasks.scorers.koblex import lf_eval, provision_match, retrieval_funnel, token_f1
 from koblex_tasks.solvers.common import RETRIEVAL_METADATA_KEY
 from koblex_tasks.solvers.discovery import retrieves as solver_retrieves
 from koblex_tasks.solvers.koblex._common import CHAT_FORMATS, GENERATION_METADATA_KEY, ChatFormat
@@ -220,7 +220,7 @@ def _check_arguments(
 
 def _scorers(official: bool, judge_args: dict[str, Any] | None, gold: GoldBook) -> list[Scorer]:
     """Provision match and token F1; LF-Eval with the judge's settings when a judge grades the run."""
-    scorers = [provision_match(gold=gold), token_f1(official=official)]
+    scorers = [provision_match(gold=gold), token_f1(official=official), retrieval_funnel(gold=gold)]
     if judge_args is None:
         logger.warning(NO_JUDGE)
     else:
