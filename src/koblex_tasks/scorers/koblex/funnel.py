@@ -73,9 +73,28 @@ def funnel_score(
         return Score.unscored(reason="closed_book", explanation=f"{record['method']} retrieves no provisions")
     if not gold:
         return Score.unscored(reason="no_gold", explanation="the sample has no gold provisions")
+    wanted = set(gold)
+    found = {
+        stage: sorted(wanted.intersection(k for keys in record.get(stage) or [] for k in keys))
+        for stage in ("first_stage", "reranked")
+    }
+    recorded = {  # the evidence again, reduced to what the values read (`inspect eval-retry` may lose the store)
+        "method": record["method"],
+        "uses_retrieval": True,
+        "staged": bool(record.get("staged")),
+        "first_stage": [found["first_stage"]],
+        "reranked": [found["reranked"]],
+        "predicted": sorted(wanted.intersection(record.get("predicted") or [])),
+        "guesses": list(record.get("guesses") or []),
+    }
     return Score(
         value=funnel_values(record, gold, gold_texts),
-        metadata={"level": level, "gold": sorted(set(gold)), "gold_texts": list(gold_texts)},
+        metadata={
+            "level": level,
+            "gold": sorted(wanted),
+            "gold_texts": list(gold_texts),
+            "recorded": recorded,
+        },
     )
 
 
@@ -89,9 +108,10 @@ def rederive(sample: EvalSample, score: Score, params: Mapping[str, Any]) -> dic
     """The values `retrieval_funnel()` gives this logged sample (None where unscored)."""
     meta = score.metadata or {}
     gold = list(meta["gold"]) if "gold" in meta else gold_of(sample.metadata or {})[0]
-    result = funnel_score(
-        _stored(sample.store or {}), gold, list(meta.get("gold_texts") or []), str(meta.get("level", ""))
-    )
+    stored = _stored(sample.store or {})
+    if "method" not in stored and isinstance(meta.get("recorded"), dict):
+        stored = dict(meta["recorded"])  # a sample recovered without its store: the score's own record
+    result = funnel_score(stored, gold, list(meta.get("gold_texts") or []), str(meta.get("level", "")))
     if not isinstance(result.value, dict):
         return dict.fromkeys(KEYS, None)
     reference = params.get(REFERENCE_PARAM)
