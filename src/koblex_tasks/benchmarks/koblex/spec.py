@@ -176,6 +176,8 @@ KOBLEX = BenchmarkSpec(
         "generation": GENERATION,
         "judge": "openai/gpt-4o (DeepEval GEval, five evaluation steps)",
         "judge_prompt": "deepeval",  # LF-Eval's judge input as DeepEval 3.2.x rendered it
+        "judge_context": "gold",  # LF-Eval's Context: the gold provisions (sensitivity: none, retrieved)
+        "judge_reference": True,  # LF-Eval's expected output: the reference answer (sensitivity: omitted)
     },
     dataset_fingerprints={
         # fingerprint_records() of the 226 questions, identical to the paper's experiments/source/koblex.jsonl

@@ -42,6 +42,7 @@ from koblex_tasks.errors import DataError
 from koblex_tasks.hub import HubUnavailableError
 from koblex_tasks.judge_role import built_by_eval, grader_bound
 from koblex_tasks.scorers.koblex import lf_eval, provision_match, retrieval_funnel, token_f1
+from koblex_tasks.scorers.koblex.lf_eval import JUDGE_CONTEXTS
 from koblex_tasks.solvers.common import RETRIEVAL_METADATA_KEY
 from koblex_tasks.solvers.discovery import retrieves as solver_retrieves
 from koblex_tasks.solvers.koblex._common import CHAT_FORMATS, GENERATION_METADATA_KEY, ChatFormat
@@ -81,6 +82,8 @@ def koblex(
     judge_temperature: float | None = None,
     judge_max_tokens: int | None = None,
     judge_cache: bool | str = False,
+    judge_context: Literal["gold", "none", "retrieved"] = "gold",
+    judge_reference: bool = True,
     solver: Solver | None = None,
     **unknown: Any,
 ) -> Task:
@@ -116,9 +119,13 @@ def koblex(
         judge_max_tokens: LF-Eval judge reply length (default: 1024 for "deepeval"; 3 with logprobs / 16 sampled
             for "bare").
         judge_cache: cache judge replies (True, or an expiry such as "1D"), so re-scoring costs nothing.
+        judge_context: LF-Eval's Context: "gold" provisions (the paper's), "none", or the "retrieved" ones the
+            method used (sensitivity variants: does the judge reward copying the gold provisions?).
+        judge_reference: show the LF-Eval judge the reference answer (the paper's); False: omitted.
         solver: the method (default: ParSeR); `--solver` on the command line replaces it.
     """
     _check_arguments(unknown, lang, tokenizer, retrieval, chat_format, data, corpus)
+    CHECKS.choice("judge_context", judge_context, JUDGE_CONTEXTS)
     preflight()
     built = solver or parser()  # the method the task runs (a --solver on the command line replaces it later)
     solver_name, solver_args = _solver_identity(built)
@@ -159,6 +166,8 @@ def koblex(
         "temperature": judge_temperature,
         "max_tokens": judge_max_tokens,
         "cache": judge_cache,
+        "judge_context": judge_context,
+        "judge_reference": judge_reference,
     }
     task_settings = {
         "tokenizer": tokenizer,
@@ -168,6 +177,8 @@ def koblex(
         "chat_format": chat_format,
         "generation": GENERATION,
         "judge_prompt": judge_prompt,
+        "judge_context": judge_context,
+        "judge_reference": judge_reference,
     }
     return Task(
         dataset=dataset,
