@@ -26,7 +26,7 @@ from koblex_tasks.benchmarks.koblex.evidence import ProvisionEvidence
 from koblex_tasks.benchmarks.koblex.references import REFERENCE_PARAM, gold_sha256
 from koblex_tasks.benchmarks.koblex.spec import KOBLEX, RETRIEVAL_FUNNEL
 from koblex_tasks.data.koblex.dataset import GoldBook
-from koblex_tasks.scorers.koblex.provision_match import gold_of
+from koblex_tasks.scorers.koblex.provision_match import gold_of, sample_gold
 from koblex_tasks.scorers.koblex.text import token_f1
 from koblex_tasks.scorers.metrics import value_metrics
 
@@ -130,13 +130,7 @@ def retrieval_funnel(gold: GoldBook | None = None) -> Scorer:
     """
 
     async def score(state: TaskState, target: Target) -> Score:
-        entry = gold.get(state.sample_id) if isinstance(gold, GoldBook) else None
-        if entry is not None:
-            keys: list[str] | None = list(entry.keys)
-            texts, level = list(entry.provisions), entry.identity.split(":")[0]
-        else:
-            keys, level = gold_of(state.metadata)
-            texts = list(state.metadata.get("gold_provisions") or [])
+        keys, level, texts = sample_gold(gold, state)
         evidence = store_as(ProvisionEvidence)
         record = {name: getattr(evidence, name) for name in FIELDS}
         return funnel_score(record, keys, texts, level)
