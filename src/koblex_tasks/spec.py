@@ -16,7 +16,7 @@ from __future__ import annotations
 import hashlib
 import math
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any, Literal
 
@@ -258,9 +258,10 @@ class MethodSpec:
     released: tuple[str, ...] = ()  # spellings of the method in released file names (`<m>_<family>.jsonl`)
     in_table: bool = True  # a row of the paper's table (run by default); False: an extra, run only when named
     note: str = ""  # shown under the table when the method is in the report
+    task_args: Args = field(default_factory=dict)  # task arguments of the row (e.g. Table 4's retriever)
 
     def __post_init__(self) -> None:
-        _frozen(self, "args", "group_args")
+        _frozen(self, "args", "group_args", "task_args")
 
     def solver_args(self, group: str | None) -> dict[str, Any]:
         """The paper's solver arguments for a model of `group` (None: no known family)."""
@@ -318,6 +319,30 @@ class ReleasedRuns:
 
 
 @dataclass(frozen=True)
+class PaperTable:
+    """One of the paper's other tables as grid rows (`koblex grid <benchmark> --table KEY`).
+
+    Each row is a `MethodSpec` (its solver and arguments); `baseline` is the row every other row is paired
+    with (the paper's full method). `published` holds the paper's cells where they are public, by row key and
+    model family key and value key; an absent cell is not public (the report says so, never a number).
+    """
+
+    key: str  # e.g. "3"
+    title: str  # e.g. "KoBLEX Table 3 (ParSeR ablation)"
+    rows: tuple[MethodSpec, ...]
+    baseline: str
+    note: str = ""  # shown under the report (e.g. which values are not public)
+    published: Mapping[str, Mapping[str, Mapping[str, float]]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        keys = [r.key for r in self.rows]
+        if len(set(keys)) != len(keys) or self.baseline not in keys:
+            raise ValueError(
+                f"table {self.key}: row keys must be distinct and include the baseline {self.baseline!r}"
+            )
+
+
+@dataclass(frozen=True)
 class MethodGrid:
     """A benchmark's table as runs: its methods, the model families it reports, and the released runs."""
 
@@ -326,6 +351,9 @@ class MethodGrid:
     methods: tuple[MethodSpec, ...]
     families: tuple[ModelFamily, ...] = ()
     released: ReleasedRuns | None = None
+    tables: tuple[PaperTable, ...] = ()  # the paper's other tables (`--table`)
+    baseline: str | None = None  # a table's grid: the row every other row is paired with
+    notes: tuple[str, ...] = ()  # a table's grid: shown under its report
 
     def __post_init__(self) -> None:
         for what, keys in (
@@ -353,3 +381,24 @@ class MethodGrid:
     @property
     def table_methods(self) -> tuple[MethodSpec, ...]:
         return tuple(m for m in self.methods if m.in_table)
+
+    def paper_table(self, key: str) -> PaperTable:
+        """One of the paper's other tables by its number; an unknown one raises naming those there are."""
+        for table in self.tables:
+            if table.key == str(key):
+                return table
+        known = ", ".join(t.key for t in self.tables) or "none"
+        raise LookupError(f"{self.benchmark} has no table {key!r} to run (tables: {known})")
+
+    def for_table(self, key: str) -> MethodGrid:
+        """The grid of one of the paper's other tables: its rows as methods, no released runs to compare."""
+        table = self.paper_table(key)
+        return replace(
+            self,
+            table=table.title,
+            methods=table.rows,
+            released=None,
+            tables=(),
+            baseline=table.baseline,
+            notes=(table.note,) if table.note else (),
+        )

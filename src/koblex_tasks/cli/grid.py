@@ -175,6 +175,12 @@ def run_options(handler: Handler) -> Handler:
             ),
             click.option("--display", type=click.Choice(DISPLAYS), help="Inspect's display"),
             click.option("--dry-run", is_flag=True, help="print the runs and their arguments, run nothing"),
+            click.option(
+                "--table",
+                metavar="N",
+                help="run one of the paper's other tables instead (KoBLEX: 3 ablation, 4 retriever, 5 k, 6 l), "
+                "each row paired with the full method",
+            ),
         ],
     )
 
@@ -252,11 +258,13 @@ def _report(
 
 
 def _run(spec: BenchmarkSpec, method_grid: MethodGrid, opts: dict[str, Any]) -> int:
-    from koblex_tasks.grid.build import build_tasks
+    from koblex_tasks.grid.build import build_tasks, check_solvers
     from koblex_tasks.grid.logs import log_path, read_records
     from koblex_tasks.grid.progress import summary_line
     from koblex_tasks.grid.run import run_grid
 
+    if opts["table"] is not None:
+        method_grid = method_grid.for_table(opts["table"])
     models = split_names(opts["models"])
     methods = select_methods(method_grid, split_names(opts["methods"]))
     roles = model_roles(opts["roles"])
@@ -270,12 +278,14 @@ def _run(spec: BenchmarkSpec, method_grid: MethodGrid, opts: dict[str, Any]) -> 
             click.echo(
                 f"note: {model} is not a model family of the paper ({known}): solver defaults, no released run"
             )
+    check_solvers(runs)
     if opts["dry_run"]:
         for run in runs:
             click.echo(run.describe())
         return EXIT_OK
     _check_judge(spec, roles)
-    log_dir = opts["log_dir"] or str(Path("logs") / f"grid-{spec.name}")
+    table = f"-table{opts['table']}" if opts["table"] is not None else ""
+    log_dir = opts["log_dir"] or str(Path("logs") / f"grid-{spec.name}{table}")
     tasks = build_tasks(spec, method_grid, runs, roles)
     outcome = run_grid(
         spec,

@@ -66,6 +66,18 @@ def with_roles(roles: Roles, build: Callable[[], T]) -> T:
     return contextvars.copy_context().run(run)
 
 
+def check_solvers(runs: Sequence[PlannedRun]) -> None:
+    """Build each run's solver once (cheap: no data, no model), so an argument its solver does not take (e.g.
+    `select` of a method without selection) or a value it refuses (k < 1) is one line before any run starts."""
+    for run in runs:
+        try:
+            registry_create("solver", run.method.solver, **run.solver_args)
+        except TypeError as exc:  # an argument the solver does not have
+            raise ValueError(f"method {run.method.key}: {exc}") from exc
+        except ValueError as exc:
+            raise ValueError(f"method {run.method.key}: {exc}") from exc
+
+
 def build_task(spec: BenchmarkSpec, grid: MethodGrid, run: PlannedRun) -> Task:
     """The run's task, built now (its data and retriever are checked before any model call)."""
     solver = registry_create("solver", run.method.solver, **run.solver_args)

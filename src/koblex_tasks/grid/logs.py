@@ -108,7 +108,8 @@ def method_of(log: EvalLog, grid: MethodGrid | None) -> str | None:
         try:
             return grid.method(named).key
         except LookupError:
-            pass
+            if any(row.key == named for table in grid.tables for row in table.rows):
+                return named  # a row of one of the paper's other tables (`--table`)
     matching = [
         (len(m.args), m.key)
         for solver, params in solver_steps(log)

@@ -18,6 +18,7 @@ from koblex_tasks.grid.render import (
     section_table,
     section_title,
     test_rows,
+    title_tail,
 )
 from koblex_tasks.grid.report import GridReport, Section
 from koblex_tasks.leaderboard import plot
@@ -80,21 +81,22 @@ def _mark(k: int, name: str, cell: Cell | None, scale: float, paper: bool, ax: _
 Line = tuple[str, dict[str, Cell], dict[str, dict[str, float | None]], bool]
 
 
-def plotted_lines(section: Section) -> list[Line]:
-    """(name, cells, stratum means, is the paper's) for the finished runs of a section and their released runs."""
+def plotted_lines(section: Section, beside_paper: bool = True) -> list[Line]:
+    """(name, cells, stratum means, is the paper's) for the finished runs of a section and their released runs
+    (none beside a table's baseline row: it is a row of its own)."""
     lines: list[Line] = []
     for row in section.rows:
         if row.record.status != "success":
             continue
         lines.append((row.label, row.record.cells, row.record.strata, False))
-        if row.released and row.released.record:
+        if beside_paper and row.released and row.released.record:
             lines.append((f"paper: {row.label}", row.released.cells, row.released.strata, True))
     return lines
 
 
 def forest_panels(report: GridReport, section: Section) -> list[plot.Panel]:
     """The section's forest plot: the ranked metric over the run's items, then its mean per stratum."""
-    value, lines = report.stratum_value, plotted_lines(section)
+    value, lines = report.stratum_value, plotted_lines(section, report.baseline is None)
     if not lines:
         return []
     scale = value.scale
@@ -129,7 +131,7 @@ def forest_panels(report: GridReport, section: Section) -> list[plot.Panel]:
 
 
 def html_page(report: GridReport) -> str:
-    title = f"{report.table}: your runs beside the paper's"
+    title = f"{report.table}: {title_tail(report)}"
     sections = [
         {
             "title": section_title(report, s),

@@ -1,7 +1,8 @@
 """Which runs a grid command asks for: models x methods, each with its family and its solver and task arguments.
 
 Arguments of a run, lowest precedence first: the solver's and task's defaults (the paper's protocol, never
-restated), the method's `args`, its model group's `group_args` and the family's `task_args`, then the user's
+restated), the method's `args`, its model group's `group_args`, the family's and the method's `task_args`
+(a row of one of the paper's other tables: e.g. Table 4's retriever), then the user's
 `-T name=value` (every run) and `-S method.name=value` (one method's runs).
 """
 
@@ -99,6 +100,6 @@ def plan_grid(
                 **method.solver_args(family.group if family else None),
                 **(overrides or {}).get(method.key, {}),
             }
-            args = {**(family.task_args if family else {}), **(task_args or {})}
+            args = {**(family.task_args if family else {}), **method.task_args, **(task_args or {})}
             runs.append(PlannedRun(model, method, family, solver_args, args))
     return runs

@@ -42,7 +42,7 @@ class TableLine:
 def header(report: GridReport) -> list[str]:
     metrics = [f"{v.label} [{CONFIDENCE_PCT}% CI]" for v in report.columns]
     strata = [f"{report.stratum_value.label} {s}" for s in report.strata]
-    return ["Method", *metrics, *strata, "n", *(["vs paper (Holm)"] if report.compared else [])]
+    return ["Method", *metrics, *strata, "n", *([f"vs {report.versus} (Holm)"] if report.compared else [])]
 
 
 def value_cells(
@@ -66,7 +66,7 @@ def row_lines(row: Row, report: GridReport) -> list[TableLine]:
     cells = value_cells(record.cells, record.strata, record.samples, report)
     lines = [TableLine([row.label, *cells, *last(report, verdict)], False)]
     released = row.released
-    if released and released.record:
+    if released and released.record and report.baseline is None:  # a baseline row is shown as its own row
         theirs = value_cells(released.cells, released.strata, released.n, report)
         lines.append(TableLine([f"↳ paper: {released.file}", *theirs, ""], True))
     return lines
@@ -96,7 +96,13 @@ def legend(report: GridReport) -> list[str]:
         + (" (proportions ×100)" if scaled else "")
         + f"; {DASH} = not scored (e.g. a method that retrieves nothing has no provision scores)."
     ]
-    if report.compared:
+    if report.baseline is not None:
+        lines.append(
+            f"vs {report.baseline}: each row - the same model's {report.baseline} run on the items both scored, "
+            f"sign-flip test (McNemar for 0/1 metrics), Holm over the report's {report.family_size} tests at "
+            f"alpha {s.alpha} ({s.n_resamples} resamples, seed {s.seed})."
+        )
+    elif report.compared:
         lines.append(
             "↳ paper: the paper's released run of the method and model family, replayed and shown on the same "
             "items; vs paper: yours - released on the items both scored, sign-flip test (McNemar for 0/1 "
@@ -133,9 +139,8 @@ def md_table(rows: Sequence[Sequence[str]]) -> list[str]:
 
 def test_rows(report: GridReport) -> list[list[str]]:
     delta = f"Δ [{CONFIDENCE_PCT}% CI]"
-    rows = [
-        ["Model", "Method", "Metric", "n", "Yours", "Released", delta, "Test", "p", "p (Holm)", "Differs"]
-    ]
+    versus = report.baseline or "Released"
+    rows = [["Model", "Method", "Metric", "n", "Yours", versus, delta, "Test", "p", "p (Holm)", "Differs"]]
     for row in report.rows:
         for t in row.released.tests if row.released else ():
             rows.append(test_cells(row, t))
@@ -161,8 +166,13 @@ def test_cells(row: Row, t: MetricTest) -> list[str]:
     ]
 
 
+def title_tail(report: GridReport) -> str:
+    """What the report sets your runs beside."""
+    return f"each row beside {report.baseline}" if report.baseline else "your runs beside the paper's"
+
+
 def markdown(report: GridReport) -> str:
-    out = [f"# {report.table}: your runs beside the paper's", ""]
+    out = [f"# {report.table}: {title_tail(report)}", ""]
     for section in report.sections:
         out += [f"## {section_title(report, section)}", ""]
         lines = section_table(report, section)
@@ -172,6 +182,6 @@ def markdown(report: GridReport) -> str:
         out += [*md_table(rows), ""]
     tests = test_rows(report)
     if len(tests) > 1:
-        out += ["## Paired tests (yours - released)", "", *md_table(tests), ""]
+        out += [f"## Paired tests (yours - {report.baseline or 'released'})", "", *md_table(tests), ""]
     out += [f"- {text}" for text in [*legend(report), *report.notes] if text]
     return "\n".join(out) + "\n"

@@ -69,6 +69,12 @@ class GridReport:
     family_size: int  # paired tests under Holm
     compared: bool  # released runs were looked up (the grid declares them and --no-released was not given)
     notes: tuple[str, ...] = ()
+    baseline: str | None = None  # one of the paper's other tables: the row (label) every row is paired with
+
+    @property
+    def versus(self) -> str:
+        """What each row is compared with: the paper's released run, or a table's baseline row."""
+        return self.baseline or "paper"
 
     @property
     def rows(self) -> list[Row]:
@@ -285,6 +291,9 @@ def build_report(
             if lookup is not None and family is not None and method is not None and method.released:
                 released = lookup.released(record, method, family)
             rows.append(Row(record, label_of(record, grid), released))
+    baseline = grid.method(grid.baseline).label if grid is not None and grid.baseline else None
+    if baseline is not None:
+        rows = against_baseline(rows, baseline)
     columns = shown_values(spec, runs)
     rows, family_size = pair_rows(rows, columns, settings)
     stratum_value = spec.value(spec.ranking)
@@ -305,6 +314,30 @@ def build_report(
         sections=sections,
         settings=settings,
         family_size=family_size,
-        compared=lookup is not None,
-        notes=tuple([*method_notes, *protocol_notes(runs), *corpus_notes(runs), *notes]),
+        compared=lookup is not None or baseline is not None,
+        notes=tuple(
+            [*method_notes, *(grid.notes if grid else ()), *protocol_notes(runs), *corpus_notes(runs), *notes]
+        ),
+        baseline=baseline,
     )
+
+
+def against_baseline(rows: list[Row], baseline: str) -> list[Row]:
+    """Each row of one of the paper's other tables beside the same model's baseline row (full ParSeR), so the
+    paired tests and Holm of the report compare every row with it; a model without a finished baseline run
+    has its rows uncompared, saying why."""
+    base = {r.record.model: r.record for r in rows if r.label == baseline and r.record.status == "success"}
+    out = []
+    for row in rows:
+        if row.label == baseline:
+            out.append(row)
+            continue
+        record = base.get(row.record.model)
+        if row.record.status != "success":
+            beside = Released(reason="this run did not finish")
+        elif record is None:
+            beside = Released(reason=f"no finished {baseline} run of this model")
+        else:
+            beside = Released(baseline, record)
+        out.append(replace(row, released=beside))
+    return out

@@ -20,11 +20,11 @@ RETRIEVAL_METADATA_KEY = "retrieval"
 
 
 def require_positive(**values: int | None) -> None:
-    """Reject a solver's count arguments when it is built, before any sample runs ("k and l must be positive");
+    """Reject a solver's count arguments when it is built, before any sample runs ("l must be positive": the ones below 1);
     None (an unbounded count) is not checked."""
-    given = {name: value for name, value in values.items() if value is not None}
-    if any(value < 1 for value in given.values()):
-        raise ValueError(f"{' and '.join(given)} must be positive")
+    bad = [name for name, value in values.items() if value is not None and value < 1]
+    if bad:
+        raise ValueError(f"{' and '.join(bad)} must be positive")
 
 
 def recorded_prompt(state: TaskState, family: str, name: str, version: str = "v1") -> Prompt:

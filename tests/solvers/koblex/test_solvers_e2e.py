@@ -170,6 +170,6 @@ def test_no_grader_means_deterministic_metrics_only(
     assert any("LF-Eval is not computed" in w for w in warned)
     assert task.metadata["lf_eval"] == "not computed: no grader role bound"
     names = [s.__name__ if hasattr(s, "__name__") else str(s) for s in task.scorer]
-    assert len(names) == 2
+    assert len(names) == 3  # provision match, token F1, the retrieval funnel
     judged = koblex(data=str(tiny_questions), corpus=str(tiny_corpus), reranker="none", judge=True)
-    assert len(judged.scorer) == 3 and judged.metadata["lf_eval"] == "judge prompt deepeval (en)"
+    assert len(judged.scorer) == 4 and judged.metadata["lf_eval"] == "judge prompt deepeval (en)"

@@ -92,6 +92,14 @@ class ProvisionEvidence(StoreModel):
     uses_retrieval: bool = False
     queries: list[str] = Field(default_factory=list)
     retrieved: list[list[str]] = Field(default_factory=list)  # per query, provision keys in rank order
+    # The retrieval funnel (ParSeR; empty where a method does not record it): per query, the first stage's
+    # top-k keys (BM25, or the dense/hybrid retriever) and the top-l keys after reranking, both in rank order;
+    # `guesses` are the parametric provisions the model wrote (whether or not they were sent as queries).
+    # `staged` says the two stage lists were recorded (a method that made no query records none).
+    staged: bool = False
+    first_stage: list[list[str]] = Field(default_factory=list)
+    reranked: list[list[str]] = Field(default_factory=list)
+    guesses: list[str] = Field(default_factory=list)
     predicted: list[str] = Field(default_factory=list)  # provisions the method outputs (scored as a set)
     counters: dict[str, int] = Field(default_factory=dict)  # fallbacks and other events worth counting
     answer_rule: dict[str, Any] = Field(default_factory=dict)  # AnswerRule.as_dict(); empty = "whole"

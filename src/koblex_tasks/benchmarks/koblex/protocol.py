@@ -14,7 +14,16 @@ from koblex_tasks.benchmarks.koblex.spec import GENERATION, KOBLEX, PAPER_RERANK
 # Each solver's own protocol settings: ParSeR's depths, and the released scripts' bugs the paper's protocol
 # keeps (`koblex conformance` proves them call for call) with the switch that turns each off.
 SOLVER_SETTINGS: dict[str, tuple[str, ...]] = {
-    "parser": ("k", "l", "official_scripts", "official_selection_bug"),
+    "parser": (
+        "k",
+        "l",
+        "official_scripts",
+        "official_selection_bug",
+        "rerank",
+        "select",
+        "queries",
+        "equal_budget",
+    ),
     "ircot": ("official_marker_bug", "script_prompt", "script_final_stop", "script_drops_punctuation"),
     "flare": (
         "official_threshold_bug",
@@ -68,6 +77,8 @@ def run_settings(task: Mapping[str, Any], solver_name: str, solver_args: Mapping
         "chat_format": task["chat_format"],
         "generation": task["generation"],
         "judge_prompt": task.get("judge_prompt", "deepeval"),
+        "judge_context": task.get("judge_context", "gold"),
+        "judge_reference": task.get("judge_reference", True),
     }
     if solver_args.get("prompt_version") == SINGLE_MESSAGE_PROMPTS:
         settings["chat_format"] = "user"

@@ -137,6 +137,18 @@ LF_EVAL = ScorerSpec(
     required=False,  # only when a judge is bound
 )
 
+# The retrieval funnel (scorers.koblex.funnel): gold recall after each retrieval stage, ParSeR's guess overlap.
+RETRIEVAL_FUNNEL = ScorerSpec(
+    name="retrieval_funnel",
+    values=(
+        ValueSpec("gold_recall_bm25", "Gold recall @k", 0.0, 1.0, scale=100, primary=False),
+        ValueSpec("gold_recall_rerank", "Gold recall @l", 0.0, 1.0, scale=100, primary=False),
+        ValueSpec("gold_recall_selected", "Gold recall selected", 0.0, 1.0, scale=100, primary=False),
+        ValueSpec("guess_overlap", "Guess overlap", 0.0, 1.0, scale=100, primary=False),
+    ),
+    required=False,  # logs of task version 1.1.0 have no funnel
+)
+
 KOBLEX = BenchmarkSpec(
     name="koblex",
     title="KoBLEX",
@@ -161,9 +173,11 @@ KOBLEX = BenchmarkSpec(
     # Also in 1.2.0, ParSeR follows its original scripts (committed with the open-model results): each provision
     # selects from its own candidates, equal rerank scores keep BM25 order, their prompts and logprobs;
     # the refactored scripts' behaviour is `official_scripts="refactored", official_selection_bug=True`.
+    # Also in 1.2.0: the retrieval funnel scorer (gold recall per stage, ParSeR's guess overlap; ParSeR's
+    # evidence records its stage lists). 1.1.0 logs are read as before (no funnel columns).
     version="1.2.0",
     accepted_versions=("1.0.0", "1.1.0", "1.2.0"),
-    scorers=(PROVISION_MATCH, TOKEN_F1, LF_EVAL),
+    scorers=(PROVISION_MATCH, TOKEN_F1, LF_EVAL, RETRIEVAL_FUNNEL),
     # The number of gold provisions (the paper's 55/125/46 split), not the file's own `n_hops`.
     stratum=StratumSpec("hop_count", "hops", name_template="hop{group_name}"),
     headline=("provision_f1", "provision_em", "token_f1"),
@@ -178,7 +192,12 @@ KOBLEX = BenchmarkSpec(
         "l": 10,
         "official_scripts": "original",  # ParSeR's original scripts (PARSER_SCRIPTS; "refactored": the others)
         "official_selection_bug": False,  # the refactored code's first-list indexing (the original: own lists)
-        # The other released scripts' bugs, kept (each a solver switch; docs/deviations.md).
+        # ParSeR's ablation switches (Table 3, the equal-budget control): each off-paper value a named deviation
+        "rerank": True,
+        "select": True,
+        "queries": "guesses",
+        "equal_budget": False,
+        # The other released scripts' bugs, kept likewise (each a solver switch; docs/deviations.md).
         "official_marker_bug": True,  # IRCoT on vLLM looks for "So the answer is:", so it runs every step
         "official_threshold_bug": True,  # FLARE uses its script's default threshold whatever the flag says
         "official_mask_bug": True,  # FLARE on vLLM drops the confident tokens from the masked sentence
@@ -204,6 +223,8 @@ KOBLEX = BenchmarkSpec(
         "generation": GENERATION,
         "judge": "openai/gpt-4o (DeepEval GEval, five evaluation steps)",
         "judge_prompt": "deepeval",  # LF-Eval's judge input as DeepEval 3.2.x rendered it
+        "judge_context": "gold",  # LF-Eval's Context: the gold provisions (sensitivity: none, retrieved)
+        "judge_reference": True,  # LF-Eval's expected output: the reference answer (sensitivity: omitted)
     },
     dataset_fingerprints={
         # fingerprint_records() of the 226 questions, identical to the paper's experiments/source/koblex.jsonl

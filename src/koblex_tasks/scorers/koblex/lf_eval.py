@@ -32,13 +32,15 @@ uncached.
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any, cast
+from typing import Any, Literal, cast
 
 from inspect_ai.log import EvalSample
 from inspect_ai.model import ChatMessage, ChatMessageUser, GenerateConfig, Model, ModelOutput
 from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import TaskState
+from inspect_ai.util import store_as
 
+from koblex_tasks.benchmarks.koblex.evidence import ProvisionEvidence
 from koblex_tasks.benchmarks.koblex.spec import (
     KOBLEX,
     LF_EVAL,
@@ -72,6 +74,8 @@ __all__ = [
 # (room for one leading whitespace token plus "1" "0" on digit-splitting tokenizers).
 MAX_TOKENS: dict[Variant, tuple[int, int]] = {"deepeval": (1024, 1024), "bare": (3, 16)}
 SAMPLED_TEMPERATURE = 1.0
+JudgeContext = Literal["gold", "none", "retrieved"]
+JUDGE_CONTEXTS: tuple[JudgeContext, ...] = ("gold", "none", "retrieved")
 
 
 async def _sample_replies(
@@ -158,6 +162,8 @@ def lf_eval(
     official: bool = False,
     weighting: Weighting | None = None,
     gold: GoldBook | None = None,
+    judge_context: JudgeContext = "gold",
+    judge_reference: bool = True,
 ) -> Scorer:
     """LF-Eval: the judge's expected 0-10 legal-fidelity score x10 (0-100); needs a bound judge role.
 
@@ -178,7 +184,13 @@ def lf_eval(
             place); default the spec's for the prompt ("deepeval" for DeepEval's prompt, "koblex" for "bare").
         gold: each item's gold provisions, by sample id (the task's `GoldBook`: the judge's Context, never seen
             by a solver); None: the sample's metadata (old logs).
+        judge_context: the provisions the judge reads as Context: "gold" (the paper's), "none" (an empty
+            list: does LF-Eval reward copying retrieved gold provisions?) or "retrieved" (the provisions the
+            method used, its evidence's `predicted`). Not the paper's protocol unless "gold".
+        judge_reference: show the judge the reference answer as expected output (the paper's); False: empty.
     """
+    if judge_context not in JUDGE_CONTEXTS:
+        raise ValueError(f"judge_context must be one of {list(JUDGE_CONTEXTS)}, got {judge_context!r}")
     judge_config = JudgeConfig(role=model_role, temperature=temperature, max_tokens=max_tokens, cache=cache)
     if samples < 1:
         raise ValueError("samples must be at least 1")
@@ -205,6 +217,8 @@ def lf_eval(
         "weighting": chosen,
         "min_prob": min_prob,
         "scale": LF_EVAL_SCALE,
+        "judge_context": judge_context,
+        "judge_reference": judge_reference,
     }
 
     async def score(state: TaskState, target: Target) -> Score:
@@ -225,7 +239,11 @@ def lf_eval(
                 metadata=protocol,
             )
         judge = judge_config.model()
-        rendered = render_prompt(prompt, template, state, target, official, context)
+        if judge_context == "none":
+            context = []
+        elif judge_context == "retrieved":
+            context = list(store_as(ProvisionEvidence).predicted)
+        rendered = render_prompt(prompt, template, state, target, official, context, judge_reference)
         messages = [ChatMessageUser(content=rendered)]
         config = judge_config.generate_config(
             temperature=0.0, max_tokens=logprobs_tokens, logprobs=True, top_logprobs=top_logprobs

@@ -47,22 +47,24 @@ def render_prompt(
     target: Target,
     official: bool,
     context: Sequence[str] | None = None,
+    reference: bool = True,
 ) -> str:
     """The judge's user message; `context` the gold provisions' texts (default: the sample's metadata, as old
-    logs carry them)."""
+    logs carry them); `reference=False` leaves the expected output empty (a sensitivity variant)."""
     meta = state.metadata or {}
     provisions = [str(p) for p in (context if context is not None else meta.get("gold_provisions") or [])]
     answer = scored_answer(extract_answer(state), official)
+    expected = target.text if reference else ""
     has_parts = "background" in meta and "question" in meta
     if variant == "bare":
         question = f"{meta['background']}\n{meta['question']}" if has_parts else state.input_text
         return prompt.render(
-            question=question, answer=answer, expected=target.text, provisions="\n".join(provisions)
+            question=question, answer=answer, expected=expected, provisions="\n".join(provisions)
         )
     text = prompt.render(
         input=f"{meta['background']}{meta['question']}" if has_parts else state.input_text,
         actual_output=answer,
-        expected_output=target.text,
+        expected_output=expected,
         context=str(provisions),
     )
     return textwrap.dedent(text)

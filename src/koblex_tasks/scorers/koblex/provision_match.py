@@ -124,6 +124,16 @@ def rederive(sample: EvalSample, score: Score, params: Mapping[str, Any]) -> dic
     return {k: float(v) for k, v in result.value.items()}
 
 
+def sample_gold(gold: GoldBook | None, state: TaskState) -> tuple[list[str] | None, str, list[str]]:
+    """A sample's gold identities, their level and the gold paragraphs' texts: from the task's gold book,
+    else (old logs) the sample's metadata."""
+    entry = gold.get(state.sample_id) if isinstance(gold, GoldBook) else None
+    if entry is not None:
+        return list(entry.keys), entry.identity.split(":")[0], list(entry.provisions)
+    keys, level = gold_of(state.metadata)
+    return keys, level, list(state.metadata.get("gold_provisions") or [])
+
+
 @scorer(metrics=value_metrics(PROVISION_MATCH, KOBLEX.stratum))
 def provision_match(gold: GoldBook | None = None) -> Scorer:
     """Provision precision, recall, F1 and exact match against the gold provisions (sets of exact strings, at
@@ -134,12 +144,7 @@ def provision_match(gold: GoldBook | None = None) -> Scorer:
     """
 
     async def score(state: TaskState, target: Target) -> Score:
-        entry = gold.get(state.sample_id) if isinstance(gold, GoldBook) else None
-        if entry is not None:
-            keys: list[str] | None = list(entry.keys)
-            level = entry.identity.split(":")[0]
-        else:
-            keys, level = gold_of(state.metadata)
+        keys, level, _ = sample_gold(gold, state)
         record = store_as(ProvisionEvidence)
         return provision_score(record.method, record.uses_retrieval, record.predicted, keys, level)
 

@@ -20,12 +20,19 @@ Chat format and limits follow the task's `chat_format` (see `_common`): with the
 three calls send a system and a user turn with max_tokens 4000 / 2048 / 4000 (the official vLLM scripts);
 "user" sends one user message with 2000 each (the OpenAI scripts). The completion of the answer call is kept
 as written; the scorers read the answer after its last "Answer:".
+
+Ablations (the paper's Table 3 and the equal-budget control; each a named deviation in the protocol record):
+`rerank=False` sends BM25's top l to selection; `select=False` takes each query's top-1 candidate without a
+selection call; `queries="question"` sends background + question as the query (once, or with
+`equal_budget=True` as many times as the model wrote guesses: stage 1 still runs, only to count them). The
+evidence records each query's first-stage top k and reranked top l (`first_stage`, `reranked`) and the guesses.
 """
 
 import ast
 import json
 import logging
 import re
+from typing import Literal
 
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import collect
@@ -49,6 +56,8 @@ from koblex_tasks.solvers.koblex._common import (
 )
 
 logger = logging.getLogger(__name__)
+Queries = Literal["guesses", "question"]
+QUERIES: tuple[Queries, ...] = ("guesses", "question")
 
 # The `_system` file versions a template version pairs with, where not `SYSTEM_VERSION` (the original scripts'
 # provision and selection system prompts differ from the refactored ones; the answer's is the same).
@@ -111,6 +120,10 @@ def parser(
     reranker: str | None = None,
     prompt_version: str | None = None,
     official_scripts: str = "original",
+    rerank: bool = True,
+    select: bool = True,
+    queries: Queries = "guesses",
+    equal_budget: bool = False,
 ) -> Solver:
     """ParSeR with BM25 top-k, rerank to top-l, one selection per parametric provision.
 
@@ -126,8 +139,14 @@ def parser(
             task's chat format; "v1": the earlier single-file wording, one user message).
         official_scripts: "original" (the paper's protocol) or "refactored": which released scripts'
             prompts, tie order, logprobs and reply rules to follow (`spec.PARSER_SCRIPTS`).
+        rerank: rerank BM25's top k (the paper); False: BM25's top l go to selection (Table 3).
+        select: let the model select per query (the paper); False: each query's top-1 candidate (Table 3).
+        queries: "guesses" (the paper: each parametric provision is a query) or "question" (background +
+            question as the query: the one-time-retrieval budget through the same pipeline).
+        equal_budget: with queries="question", send it as many times as the model wrote guesses.
     """
     require_positive(k=k, l=l)
+    check_switches(queries, equal_budget)
     if official_scripts not in PARSER_SCRIPTS:
         raise ValueError(
             f"official_scripts must be one of {sorted(PARSER_SCRIPTS)}, got {official_scripts!r}"
@@ -148,15 +167,27 @@ def parser(
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         record = evidence("parser", uses_retrieval=True, answer_rule=OFFICIAL_ANSWER)
-        retriever = await sample_retriever(state, tokenizer=tokenizer, reranker=reranker)
+        retriever = await sample_retriever(
+            state, tokenizer=tokenizer, reranker=reranker if rerank else "none"
+        )
         if retriever.reranker.name == "none":
             state.metadata["parser_note"] = "no reranker: candidates are BM25's top-l (the paper reranks)"
 
-        guesses = await _parametric_provisions(state, record)
-        candidate_lists = await _candidates(retriever, state.metadata["question"], guesses, k, l, ties)
-        record.queries = guesses
+        guesses = await _parametric_provisions(state, record) if queries == "guesses" or equal_budget else []
+        budget = len(guesses) if equal_budget else 1
+        sent = guesses if queries == "guesses" else [official_question(state)] * budget
+        first_stage, candidate_lists = await _candidates(
+            retriever, state.metadata["question"], sent, k, l, ties
+        )
+        record.guesses, record.staged = guesses, True
+        record.queries = sent
+        record.first_stage = [[h.provision.key for h in hits] for hits in first_stage]
         record.retrieved = [[h.provision.key for h in hits] for hits in candidate_lists]
-        selected = await _select(state, record, candidate_lists)
+        record.reranked = record.retrieved
+        if select:
+            selected = await _select(state, record, candidate_lists)
+        else:
+            selected = [hits[0].provision for hits in candidate_lists if hits]
         record.predicted = [p.key for p in selected]
 
         return await answer_with(
@@ -220,6 +251,14 @@ def parser(
     return solve
 
 
+def check_switches(queries: str, equal_budget: bool) -> None:
+    """The ablation switches' combinations, when the solver is built (before any model call)."""
+    if queries not in QUERIES:
+        raise ValueError(f"queries must be one of {list(QUERIES)}, got {queries!r}")
+    if equal_budget and queries != "question":
+        raise ValueError('equal_budget=True needs queries="question" (ParSeR\'s own queries are its budget)')
+
+
 async def _candidates(
     retriever: Retriever,
     question: str,
@@ -227,7 +266,7 @@ async def _candidates(
     k: int,
     l: int,  # noqa: E741
     ties: TieOrder,
-) -> list[list[Hit]]:
-    """BM25 top-k per guess, then rerank against the question to top-l, both as the official code does."""
+) -> tuple[list[list[Hit]], list[list[Hit]]]:
+    """BM25 top-k per guess, and its rerank against the question to top-l, both as the official code does."""
     first_stage = await retriever.asearch_many(guesses, k) if guesses else []
-    return [await arerank_as_scripts(retriever, question, hits, l, ties) for hits in first_stage]
+    return first_stage, [await arerank_as_scripts(retriever, question, hits, l, ties) for hits in first_stage]

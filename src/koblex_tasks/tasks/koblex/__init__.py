@@ -6,6 +6,7 @@ scripted model. Everything else in the package reads `BENCHMARK` (through `koble
 """
 
 from koblex_tasks.benchmarks.koblex.spec import KOBLEX
+from koblex_tasks.scorers.koblex.funnel import rederive as rederive_funnel
 from koblex_tasks.scorers.koblex.lf_eval import rederive as rederive_lf_eval
 from koblex_tasks.scorers.koblex.provision_match import rederive as rederive_provision_match
 from koblex_tasks.scorers.koblex.token_f1 import rederive as rederive_token_f1
@@ -23,6 +24,7 @@ BENCHMARK = Benchmark.wire(
         "provision_match": rederive_provision_match,
         "token_f1": rederive_token_f1,
         "lf_eval": rederive_lf_eval,
+        "retrieval_funnel": rederive_funnel,
     },
     replay=REPLAY,
     mock=koblex_reply,

@@ -50,7 +50,8 @@ from koblex_tasks.data.koblex.language import gold_identity
 from koblex_tasks.errors import DataError
 from koblex_tasks.hub import HubUnavailableError
 from koblex_tasks.judge_role import ROLES_SET_BY_BUILDER, built_by_eval, grader_bound
-from koblex_tasks.scorers.koblex import lf_eval, provision_match, token_f1
+from koblex_tasks.scorers.koblex import lf_eval, provision_match, retrieval_funnel, token_f1
+from koblex_tasks.scorers.koblex.lf_eval import JUDGE_CONTEXTS
 from koblex_tasks.solvers.backends import Backend, backends_record
 from koblex_tasks.solvers.common import RETRIEVAL_METADATA_KEY
 from koblex_tasks.solvers.discovery import retrieves as solver_retrieves
@@ -97,6 +98,8 @@ def koblex(
     judge_temperature: float | None = None,
     judge_max_tokens: int | None = None,
     judge_cache: bool | str = False,
+    judge_context: Literal["gold", "none", "retrieved"] = "gold",
+    judge_reference: bool = True,
     solver: Solver | None = None,
     **unknown: Any,
 ) -> Task:
@@ -133,9 +136,13 @@ def koblex(
         judge_max_tokens: LF-Eval judge reply length (default: 1024 for "deepeval"; 3 with logprobs / 16 sampled
             for "bare").
         judge_cache: cache judge replies (True, or an expiry such as "1D"), so re-scoring costs nothing.
+        judge_context: LF-Eval's Context: "gold" provisions (the paper's), "none", or the "retrieved" ones the
+            method used (sensitivity variants: does the judge reward copying the gold provisions?).
+        judge_reference: show the LF-Eval judge the reference answer (the paper's); False: omitted.
         solver: the method (default: ParSeR); `--solver` on the command line replaces it.
     """
     _check_arguments(unknown, lang, tokenizer, retrieval, chat_format, data, corpus)
+    CHECKS.choice("judge_context", judge_context, JUDGE_CONTEXTS)
     preflight()
     built = solver or parser()  # the method the task runs (a --solver on the command line replaces it later)
     solver_name, solver_args = _solver_identity(built)
@@ -180,6 +187,8 @@ def koblex(
         "temperature": judge_temperature,
         "max_tokens": judge_max_tokens,
         "cache": judge_cache,
+        "judge_context": judge_context,
+        "judge_reference": judge_reference,
     }
     task_settings = {
         "tokenizer": tokenizer,
@@ -192,6 +201,8 @@ def koblex(
         "generation": GENERATION,
         "judge_prompt": judge_prompt,
         **_user_request_settings(),
+        "judge_context": judge_context,
+        "judge_reference": judge_reference,
     }
     return Task(
         dataset=dataset,
@@ -279,7 +290,7 @@ def _format_config(chat_format: str) -> GenerateConfig:
 
 def _scorers(official: bool, judge_args: dict[str, Any] | None, gold: GoldBook) -> list[Scorer]:
     """Provision match and token F1; LF-Eval with the judge's settings when a judge grades the run."""
-    scorers = [provision_match(gold=gold), token_f1(official=official)]
+    scorers = [provision_match(gold=gold), token_f1(official=official), retrieval_funnel(gold=gold)]
     if judge_args is None:
         logger.warning(NO_JUDGE)
     else:
