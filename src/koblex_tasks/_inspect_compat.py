@@ -9,6 +9,7 @@ Names that may disappear are read defensively here (the caller gets a fallback, 
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -20,6 +21,8 @@ from inspect_ai.model._generate_config import active_generate_config
 from inspect_ai.model._model import active_model
 from inspect_ai.model._providers.mockllm import MockLLM
 from inspect_ai.solver._constants import SOLVER_ALL_PARAMS_ATTR
+from inspect_ai.solver._task_state import sample_state
+from inspect_ai.util import display_counter
 
 INSPECT_CHECKED = "0.3.285"
 
@@ -41,6 +44,7 @@ __all__ = [
     "PrerequisiteError",
     "active_generate_config",
     "active_model",
+    "current_sample_metadata",
     "display_print",
     "eval_running",
     "model_api_names",
@@ -49,6 +53,7 @@ __all__ = [
     "registry_name",
     "run_generate_config",
     "set_model_roles",
+    "show_counter",
     "solver_params",
 ]
 
@@ -107,6 +112,18 @@ def display_print(line: str) -> bool:
     except Exception:  # the display is not running
         return False
     return True
+
+
+def current_sample_metadata() -> dict[str, Any] | None:
+    """The running sample's metadata (its TaskState's, which the log records), or None outside a sample."""
+    state = sample_state()
+    return None if state is None else state.metadata
+
+
+def show_counter(caption: str, value: str) -> None:
+    """A counter in Inspect's task display (a no-op when no display is running)."""
+    with contextlib.suppress(Exception):  # no display, or one that does not show counters
+        display_counter(caption, value)
 
 
 def run_generate_config(model: Model) -> GenerateConfig:
