@@ -25,7 +25,7 @@ from koblex_tasks.corpus.dense import DEFAULT_DENSE_MODEL, DenseHit, DenseIndex,
 from koblex_tasks.corpus.hybrid import DEFAULT_RRF_K, reciprocal_rank_fusion
 from koblex_tasks.corpus.provision import Provision
 from koblex_tasks.corpus.rerank import DEFAULT_DTYPE, DTYPES, Reranker
-from koblex_tasks.corpus.rerank_stage import RerankSetup, get_stage
+from koblex_tasks.corpus.rerank_stage import RerankSetup, clear_stages, get_stage
 from koblex_tasks.corpus.statutes import STATUTE_HF_REVISION, StatuteCorpus, load_statutes
 from koblex_tasks.corpus.tokenizers import get_tokenizer
 
@@ -334,5 +334,7 @@ async def aget_retriever(settings: RetrieverSettings) -> Retriever:
 
 
 def clear_retrievers() -> None:
+    """Forget every retriever and rerank stage (the next use builds them anew, as a new process would)."""
     with _registry_lock:
         _registry.clear()
+    clear_stages()
