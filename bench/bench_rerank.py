@@ -125,6 +125,19 @@ def concurrently(
     return elapsed
 
 
+def padded_tokens(lengths: list[list[int]], batch: int = 50) -> dict[str, int]:
+    """Tokens the model runs (padding included): each query's pairs in batches as given (serialised) vs all
+    pairs pooled and grouped by length (batched)."""
+    serial = sum(
+        max(ls[i : i + batch]) * len(ls[i : i + batch]) for ls in lengths for i in range(0, len(ls), batch)
+    )
+    pooled = sorted(x for ls in lengths for x in ls)
+    grouped = sum(
+        max(pooled[i : i + batch]) * len(pooled[i : i + batch]) for i in range(0, len(pooled), batch)
+    )
+    return {"real": len(pooled) and sum(pooled), "serialised": serial, "batched": grouped}
+
+
 def top_of(scores: list[float], passages: list[str], top: int) -> list[int]:
     """The first `top` passages in the official scripts' order (score, then passage text, descending)."""
     return sorted(range(len(passages)), key=lambda i: (scores[i], passages[i]), reverse=True)[:top]
@@ -155,6 +168,7 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
     parser.add_argument("--pairs", type=int, default=12)
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--padding-only", action="store_true", help="only count the tokens each path runs")
     parser.add_argument(
         "--agreement",
         metavar="MODEL",
@@ -182,6 +196,13 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
         q for q, _ in inputs
     ]
     model_dir = build_model(work / "model", corpus_texts)
+    if args.padding_only:
+        import transformers
+
+        tokenizer = transformers.AutoTokenizer.from_pretrained(model_dir)
+        counted = padded_tokens([[len(tokenizer(q, p)["input_ids"]) for p in ps] for q, ps in inputs])
+        print(json.dumps(counted))
+        return dict(counted)
 
     encoder = CrossEncoderReranker(str(model_dir), device="cpu")
     batched = BatchedCrossEncoder(encoder)
@@ -217,6 +238,9 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
         "samples": args.samples,
         "pairs_per_sample": args.pairs,
         "median_tokens_per_pair": statistics.median(lengths),
+        "padded_tokens": padded_tokens(
+            [[len(loaded.tokenizer(q, p)["input_ids"]) for p in ps] for q, ps in inputs]
+        ),
         "pairs_per_s": {k: round(v, 2) for k, v in rates.items()},
         "batched_over_serialised": round(rates["batched"] / rates["serialised"], 2),
         "full_parser_run_hours": {k: round(FULL_RUN_PAIRS / v / 3600, 2) for k, v in rates.items()},
