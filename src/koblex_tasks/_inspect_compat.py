@@ -9,6 +9,7 @@ Names that may disappear are read defensively here (the caller gets a fallback, 
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import sys
 from collections.abc import Callable, Mapping
@@ -23,6 +24,8 @@ from inspect_ai.model._model import active_model
 from inspect_ai.model._providers.mockllm import MockLLM
 from inspect_ai.solver import SolverSpec
 from inspect_ai.solver._constants import SOLVER_ALL_PARAMS_ATTR
+from inspect_ai.solver._task_state import sample_state
+from inspect_ai.util import display_counter
 
 INSPECT_CHECKED = "0.3.285"
 
@@ -47,6 +50,7 @@ __all__ = [
     "PrerequisiteError",
     "active_generate_config",
     "active_model",
+    "current_sample_metadata",
     "display_print",
     "eval_running",
     "eval_solver",
@@ -56,6 +60,7 @@ __all__ = [
     "registry_name",
     "run_generate_config",
     "set_model_roles",
+    "show_counter",
     "solver_params",
     "under_inspect_cli",
 ]
@@ -147,6 +152,18 @@ def under_inspect_cli() -> bool:
 
     hook_module = getattr(sys.excepthook, "__module__", "")
     return hook_module in (INSPECT_EXCEPTHOOK_MODULE, "koblex_tasks.cli.refusals")
+
+
+def current_sample_metadata() -> dict[str, Any] | None:
+    """The running sample's metadata (its TaskState's, which the log records), or None outside a sample."""
+    state = sample_state()
+    return None if state is None else state.metadata
+
+
+def show_counter(caption: str, value: str) -> None:
+    """A counter in Inspect's task display (a no-op when no display is running)."""
+    with contextlib.suppress(Exception):  # no display, or one that does not show counters
+        display_counter(caption, value)
 
 
 def run_generate_config(model: Model) -> GenerateConfig:

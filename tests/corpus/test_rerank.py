@@ -156,3 +156,23 @@ def test_parsers_original_scripts_keep_the_first_stage_order_of_equal_scores(tin
     for a, b in itertools.pairwise(scored):
         if a.rerank_score == b.rerank_score:
             assert bm25.index(a.provision.key) < bm25.index(b.provision.key)
+
+
+def test_pairs_of_many_queries_scored_by_length_equal_the_serialised_scores(tiny_cross_encoder: Path) -> None:
+    from koblex_tasks.corpus.rerank_stage import RerankSetup, build_stage
+
+    reranker = CrossEncoderReranker(str(tiny_cross_encoder), device="cpu", batch_size=3)
+    passages = [statute_key(r) for r in TINY_STATUTES]
+    queries = ["강도가 상해를 입히면?", "운송물 인도 후 손해배상"]
+    pairs = [(q, p) for q in queries for p in reversed(passages)]
+    expected = [s for q in queries for s in reranker.scores(q, list(reversed(passages)))]
+    assert reranker.score_pairs(pairs) == pytest.approx(expected, abs=1e-6)
+    stage = build_stage(RerankSetup(str(tiny_cross_encoder), device="cpu", cache=False))
+    assert stage.scores(queries[0], passages) == pytest.approx(
+        reranker.scores(queries[0], passages), abs=1e-6
+    )
+    assert stage.config()["dtype"] == "float32" and stage.config()["batching"]
+    with pytest.raises(ValueError, match="reranker_dtype"):
+        CrossEncoderReranker(str(tiny_cross_encoder), dtype="float16")
+    bf16 = CrossEncoderReranker(str(tiny_cross_encoder), device="cpu", dtype="bfloat16")
+    assert bf16.scores(queries[0], passages) == pytest.approx(expected[: len(passages)][::-1], abs=0.05)

@@ -54,12 +54,16 @@ def pick_device(torch: ModuleType, device: str | None) -> str:
     return device or ("cuda" if torch.cuda.is_available() else "cpu")
 
 
-def load_transformers(model_id: str, auto_class: str, device: str | None, hint: str) -> LoadedModel:
-    """Tokenizer and model (`transformers.<auto_class>`) of `model_id`, in eval mode on the device."""
+def load_transformers(
+    model_id: str, auto_class: str, device: str | None, hint: str, dtype: str | None = None
+) -> LoadedModel:
+    """Tokenizer and model (`transformers.<auto_class>`) of `model_id`, in eval mode on the device, its
+    weights cast to `dtype` (a torch dtype name; None: as transformers loads them)."""
     torch, transformers = import_torch(hint)
     device = pick_device(torch, device)
     tokenizer = transformers.AutoTokenizer.from_pretrained(model_id)
-    model = getattr(transformers, auto_class).from_pretrained(model_id).to(device).eval()
+    model = getattr(transformers, auto_class).from_pretrained(model_id)
+    model = model.to(device=device, dtype=getattr(torch, dtype) if dtype else None).eval()
     return LoadedModel(torch, tokenizer, model, device)
 
 

@@ -24,7 +24,8 @@ from koblex_tasks.corpus.bm25 import ORDERS, BM25Index, BM25Order, BM25Params, I
 from koblex_tasks.corpus.dense import DEFAULT_DENSE_MODEL, DenseHit, DenseIndex, get_encoder
 from koblex_tasks.corpus.hybrid import DEFAULT_RRF_K, reciprocal_rank_fusion
 from koblex_tasks.corpus.provision import Provision
-from koblex_tasks.corpus.rerank import Reranker, get_reranker
+from koblex_tasks.corpus.rerank import DEFAULT_DTYPE, DTYPES, Reranker
+from koblex_tasks.corpus.rerank_stage import RerankSetup, clear_stages, get_stage
 from koblex_tasks.corpus.statutes import STATUTE_HF_REVISION, StatuteCorpus, load_statutes
 from koblex_tasks.corpus.tokenizers import get_tokenizer
 
@@ -52,12 +53,27 @@ class RetrieverSettings:
     rrf_k: float = DEFAULT_RRF_K
     fusion_depth: int = 100  # hybrid: candidates taken from each ranking before fusion (at least k)
     bm25_order: BM25Order = "bm25s"  # see bm25.py; one index serves both
+    # Where and how the reranker scores (corpus/rerank_stage.py): a rerank engine's base URL (None: in
+    # process), the in-process weights' dtype and device, and the on-disk score cache.
+    reranker_url: str | None = None
+    reranker_dtype: str = DEFAULT_DTYPE
+    reranker_device: str | None = None
+    reranker_cache: bool = True
 
     def __post_init__(self) -> None:
         # Values arrive from -T (YAML + comma parsing), JSON logs (lists, nulls) or Python: normalise them so
         # the settings stay hashable and equal settings compare equal.
         defaults = {name: f.default for name, f in self.__dataclass_fields__.items()}
-        for name in ("retrieval", "dense_model", "hybrid_weights", "rrf_k", "fusion_depth", "bm25_order"):
+        for name in (
+            "retrieval",
+            "dense_model",
+            "hybrid_weights",
+            "rrf_k",
+            "fusion_depth",
+            "bm25_order",
+            "reranker_dtype",
+            "reranker_cache",
+        ):
             if getattr(self, name) is None:
                 object.__setattr__(self, name, defaults[name])
         retrieval = str(self.retrieval).lower()
@@ -68,6 +84,9 @@ class RetrieverSettings:
         if order not in ORDERS:
             raise ValueError(f"bm25_order must be one of {ORDERS}, got {self.bm25_order!r}")
         object.__setattr__(self, "bm25_order", order)
+        if self.reranker_dtype not in DTYPES:
+            raise ValueError(f"reranker_dtype must be one of {DTYPES}, got {self.reranker_dtype!r}")
+        object.__setattr__(self, "reranker_cache", bool(self.reranker_cache))
         object.__setattr__(self, "dense_model", str(self.dense_model))
         raw: object = self.hybrid_weights
         if isinstance(raw, str):
@@ -84,6 +103,12 @@ class RetrieverSettings:
             raise ValueError(
                 f"rrf_k must be >= 0 and fusion_depth >= 1, got {self.rrf_k}, {self.fusion_depth}"
             )
+
+    @property
+    def rerank_setup(self) -> RerankSetup:
+        return RerankSetup(
+            self.reranker, self.reranker_url, self.reranker_dtype, self.reranker_device, self.reranker_cache
+        )
 
     @property
     def uses_bm25(self) -> bool:
@@ -245,7 +270,18 @@ class Retriever:
 
 def _same_indexes(a: RetrieverSettings, b: RetrieverSettings) -> bool:
     """True if the two settings need the same corpus and indexes (they differ at most in what reads them)."""
-    return replace(a, reranker=b.reranker, bm25_order=b.bm25_order) == b
+    return replace(a, **{name: getattr(b, name) for name in _READER_SETTINGS}) == b
+
+
+# Settings of what reads the indexes (the reranker, the BM25 order), not of the indexes themselves.
+_READER_SETTINGS = (
+    "reranker",
+    "bm25_order",
+    "reranker_url",
+    "reranker_dtype",
+    "reranker_device",
+    "reranker_cache",
+)
 
 
 _registry: dict[RetrieverSettings, Retriever] = {}
@@ -258,7 +294,9 @@ def build_retriever(
     """A retriever for `settings`; given `like`, one that differs only in its reranker or BM25 order, its
     corpus and indexes are shared instead of loaded and opened again."""
     if like is not None and _same_indexes(like.settings, settings):
-        return Retriever(like.corpus, like.index, get_reranker(settings.reranker), settings, dense=like.dense)
+        return Retriever(
+            like.corpus, like.index, get_stage(settings.rerank_setup), settings, dense=like.dense
+        )
     if settings.uses_bm25:
         scoring.load_fast_kernel()  # in the background, while the corpus loads
     corpus = load_statutes(settings.corpus, settings.lang, settings.corpus_revision, cache_dir=cache_dir)
@@ -270,7 +308,7 @@ def build_retriever(
     dense = None
     if settings.uses_dense:
         dense = DenseIndex.open(corpus, get_encoder(settings.dense_model), cache_dir)
-    return Retriever(corpus, index, get_reranker(settings.reranker), settings, dense=dense)
+    return Retriever(corpus, index, get_stage(settings.rerank_setup), settings, dense=dense)
 
 
 def get_retriever(settings: RetrieverSettings) -> Retriever:
@@ -302,5 +340,7 @@ def install_retriever(settings: RetrieverSettings, retriever: Retriever) -> None
 
 
 def clear_retrievers() -> None:
+    """Forget every retriever and rerank stage (the next use builds them anew, as a new process would)."""
     with _registry_lock:
         _registry.clear()
+    clear_stages()

@@ -79,6 +79,8 @@ def run_settings(task: Mapping[str, Any], solver_name: str, solver_args: Mapping
         "judge_prompt": task.get("judge_prompt", "deepeval"),
         "judge_context": task.get("judge_context", "gold"),
         "judge_reference": task.get("judge_reference", True),
+        "reranker_dtype": task.get("reranker_dtype", KOBLEX.paper_protocol["reranker_dtype"]),
+        "reranker_url": task.get("reranker_url"),
     }
     if solver_args.get("prompt_version") == SINGLE_MESSAGE_PROMPTS:
         settings["chat_format"] = "user"

@@ -215,6 +215,8 @@ KOBLEX = BenchmarkSpec(
         "tokenizer": "official",
         "reranker": PAPER_RERANKER,
         "reranker_max_length": None,  # no max_length, as the official code: the tokenizer's own maximum
+        "reranker_dtype": "float32",  # the official code's CrossEncoder weights (bfloat16: a named speed setting)
+        "reranker_url": None,  # scored in process, as the official code (a URL: a rerank engine's scores)
         "retrieval": "bm25",
         "bm25_order": "bm25s",  # bm25s' candidate lists: float32 scores, its tie order, zero-score pads
         # The vLLM scripts (Qwen3, EXAONE rows) send a system and a user turn; the OpenAI scripts (GPT-4o rows)

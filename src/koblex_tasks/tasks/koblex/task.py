@@ -16,6 +16,7 @@ token F1; LF-Eval when a `grader` role is bound.
 
 import inspect
 import logging
+from dataclasses import replace
 from typing import Any, Literal
 
 from inspect_ai import Task, task
@@ -34,6 +35,7 @@ from koblex_tasks._inspect_compat import (
 from koblex_tasks.benchmarks.koblex.protocol import protocol_of, run_settings
 from koblex_tasks.benchmarks.koblex.spec import GENERATION, KOBLEX
 from koblex_tasks.corpus.dense import DEFAULT_DENSE_MODEL
+from koblex_tasks.corpus.rerank import DTYPES
 from koblex_tasks.corpus.retriever import RETRIEVAL_MODES, RetrieverSettings, get_retriever
 from koblex_tasks.corpus.statutes import STATUTE_HF_REVISION
 from koblex_tasks.corpus.tokenizers import TOKENIZERS
@@ -64,6 +66,7 @@ from koblex_tasks.solvers.koblex._common import (
 )
 from koblex_tasks.solvers.koblex.parser import parser
 from koblex_tasks.solvers.preflight import preflight, run_models
+from koblex_tasks.solvers.rerank_placement import warn_shared_gpu
 from koblex_tasks.tasks.concurrency import connection_config
 from koblex_tasks.tasks.koblex.checks import CHECKS, check_hops, check_reranker
 
@@ -90,6 +93,10 @@ def koblex(
     dense_model: str | None = None,
     bm25_order: Literal["bm25s", "float64"] = PAPER["bm25_order"],
     chat_format: RequestedFormat = AUTO,
+    reranker_url: str | None = None,
+    reranker_dtype: Literal["float32", "bfloat16"] = PAPER["reranker_dtype"],
+    reranker_device: str | None = None,
+    reranker_cache: bool = True,
     official: bool = False,
     hops: int | list[int] | None = None,
     judge: bool | None = None,
@@ -119,6 +126,14 @@ def koblex(
             id/path, or "none" (BM25 order; no torch needed).
         retrieval: first stage: "bm25" (the paper's), "dense" (BGE-M3) or "hybrid" (reciprocal rank fusion).
         dense_model: encoder id or local path for dense/hybrid (default BAAI/bge-m3).
+        reranker_url: base URL of a rerank engine (vLLM `vllm serve <cross-encoder>`, or
+            text-embeddings-inference) that scores the rerank stage instead of this process; the model is the
+            one `reranker` names. Checked before the first sample; the log records engine and model.
+        reranker_dtype: the in-process reranker's weights: "float32" (the official code's) or "bfloat16"
+            (faster on a GPU; its agreement with float32 is documented).
+        reranker_device: the in-process reranker's device ("cpu", "cuda", "cuda:1"; default: a GPU if any).
+        reranker_cache: keep rerank scores on disk (default) so repeated (question, passage) pairs of another
+            run, method or model are not scored again; False scores every pair.
         bm25_order: BM25 candidate lists as bm25s builds them ("bm25s", the paper's: float32 scores, its tie
             order, zero-score rows padding a short list) or exact float64 scores with ties by corpus position.
         chat_format: "auto" (default: per the provider of the model called, see `solvers.backends`),
@@ -143,17 +158,17 @@ def koblex(
     """
     _check_arguments(unknown, lang, tokenizer, retrieval, chat_format, data, corpus)
     CHECKS.choice("judge_context", judge_context, JUDGE_CONTEXTS)
+    CHECKS.choice("reranker_dtype", reranker_dtype, DTYPES)
     preflight()
     built = solver or parser()  # the method the task runs (a --solver on the command line replaces it later)
     solver_name, solver_args = _solver_identity(built)
     retrieves = solver_retrieves(built)
     questions = _load_questions(data, lang, revision)
     wanted = check_hops(hops, hop_counts(questions.records))
-    runs = (
-        solver or eval_solver() or built
-    )  # what the samples will run: a --solver replaces the default later
-    if solver_retrieves(runs):  # after the arguments: the weights are the environment's problem, not a typo's
-        check_reranker(str(solver_params(runs).get("reranker") or reranker))
+    runs = solver or eval_solver() or built  # what the samples run: a --solver replaces the default later
+    used = str(solver_params(runs).get("reranker") or reranker)
+    if solver_retrieves(runs) and reranker_url is None:  # after the arguments: weights are the environment's
+        check_reranker(used)
     settings = RetrieverSettings(
         corpus=corpus,
         lang=lang,
@@ -163,8 +178,14 @@ def koblex(
         retrieval=retrieval,
         dense_model=dense_model or DEFAULT_DENSE_MODEL,
         bm25_order=bm25_order,
+        reranker_url=reranker_url,
+        reranker_dtype=reranker_dtype,
+        reranker_device=reranker_device,
+        reranker_cache=reranker_cache,
     )
     retriever = _build_retriever(settings) if retrieves else None
+    if retrieves:
+        warn_shared_gpu(replace(settings, reranker=used).rerank_setup)
     identity, language_note = gold_identity(
         retriever.corpus if retriever is not None else None, questions, lang, allow_language_mismatch
     )
@@ -203,6 +224,8 @@ def koblex(
         **_user_request_settings(),
         "judge_context": judge_context,
         "judge_reference": judge_reference,
+        "reranker_dtype": reranker_dtype,
+        "reranker_url": reranker_url,
     }
     return Task(
         dataset=dataset,
