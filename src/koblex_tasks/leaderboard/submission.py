@@ -46,7 +46,7 @@ class Submission:
     board_key: str
     board_label: str
     dataset_fingerprint: str
-    corpus_status: str  # "full" | "partial" | "unknown"
+    corpus_status: str  # "full" | "partial" | "unknown" | "unregistered"
     subset: bool
     created: str
     epochs: int
