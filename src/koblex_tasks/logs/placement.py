@@ -30,6 +30,7 @@ from koblex_tasks.logs.identity import RunIdentity
 from koblex_tasks.logs.references import manifest_for, output_digests
 from koblex_tasks.logs.rejection import Problems
 from koblex_tasks.spec import BenchmarkSpec, ids_sha256
+from koblex_tasks.text import folded
 
 UNVERIFIED = "unverified dataset"
 
@@ -63,7 +64,7 @@ def declared_replay(log: EvalLog, run: RunIdentity) -> str | None:
     ev = log.eval
     if ev.solver in run.spec.replay_solvers:
         return f"solver {ev.solver}"
-    if str(ev.model).startswith("replay/"):
+    if folded(str(ev.model)).startswith("replay/"):
         return f"model {ev.model}"
     if run.metadata.get("replay_file"):
         return "task metadata replay_file"
