@@ -304,6 +304,15 @@ class Store:
     def items(self, run_id: int) -> dict[str, str]:
         return dict(self.conn.execute("SELECT sample_id, stratum FROM items WHERE run_id = ?", (run_id,)))
 
+    def raw_scores(self, run_id: int) -> list[tuple[str, int, str, Any, str]]:
+        """Every stored score row of a run as SQLite holds it: (sample_id, epoch, metric, value, its type)."""
+        return list(
+            self.conn.execute(
+                "SELECT sample_id, epoch, metric, value, typeof(value) FROM scores WHERE run_id = ?",
+                (run_id,),
+            )
+        )
+
     def item_scores(self, run_id: int) -> dict[str, dict[str, float | None]]:
         """metric -> sample_id -> mean over epochs of the scored values (None when no epoch was scored)."""
         out: dict[str, dict[str, float | None]] = {}
