@@ -1,17 +1,23 @@
-"""The README's parameter tables are generated from the tasks' signatures and docstrings, so they cannot drift."""
+"""The docs' parameter tables are generated from the tasks' signatures and docstrings, so they cannot drift."""
 
 from pathlib import Path
 
-from koblex_tasks._docs import BLOCK, render, tasks
+from koblex_tasks._docs import BLOCK, documents, render, tasks
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_parameter_tables_match_the_task_signatures() -> None:
-    text = README.read_text(encoding="utf-8")
-    blocks = {m.group("name") for m in BLOCK.finditer(text)}
-    assert blocks == set(tasks()), "every registered task has one <!-- params:<task> --> block in the README"
-    assert render(text) == text, "README parameter tables are stale: run `python -m koblex_tasks._docs`"
+    names = []
+    for path in documents(ROOT):
+        text = path.read_text(encoding="utf-8")
+        names += [m.group("name") for m in BLOCK.finditer(text)]
+        assert render(text) == text, (
+            f"{path.name}: parameter tables are stale: run `python -m koblex_tasks._docs`"
+        )
+    assert sorted(names) == sorted(tasks()), (
+        "every registered task has one <!-- params:<task> --> block in the docs"
+    )
 
 
 def test_every_parameter_is_documented() -> None:

@@ -1,4 +1,5 @@
-"""Every command in the README is checked, so a wrong file, task, option or argument cannot reappear there.
+"""Every command in the README and docs/*.md is checked, so a wrong file, task, option or argument cannot
+reappear there.
 
 Each ```bash block is marked just above it: `<!-- commands: offline -->` blocks are run here (from a temporary
 folder, `../shared/data` read at `$KOBLEX_SHARED_DATA`), `<!-- commands: needs <network, a GPU, an API key, ...>
@@ -22,12 +23,11 @@ from pathlib import Path
 import click
 import pytest
 
-from koblex_tasks._docs import tasks
+from koblex_tasks._docs import documents, tasks
 from koblex_tasks.cli.main import koblex
 from koblex_tasks.tasks import benchmarks
 
 ROOT = Path(__file__).resolve().parent.parent
-README = ROOT / "README.md"
 BLOCK = re.compile(r"(?P<marker><!-- commands: (?P<how>[^>]*?) -->\n+)?```bash\n(?P<body>.*?)```", re.S)
 SHARED = "../shared/data/"
 PLACEHOLDER = re.compile(r"^(…|\.\.\.|FILE|LOG…?|DIR|PATH|<[^>]+>)$")
@@ -38,6 +38,11 @@ class Block:
     line: int
     how: str | None
     body: str
+    file: str = "README.md"
+
+    @property
+    def where(self) -> str:
+        return f"{self.file} line {self.line}"
 
     @property
     def offline(self) -> bool:
@@ -64,18 +69,26 @@ class Block:
 
 
 def blocks() -> list[Block]:
-    text = README.read_text(encoding="utf-8")
-    return [
-        Block(text[: m.start()].count("\n") + 1, m.group("how"), m.group("body"))
-        for m in BLOCK.finditer(text)
-    ]
+    """Every ```bash block of the README and of each reference page."""
+    found = []
+    for path in documents(ROOT):
+        text = path.read_text(encoding="utf-8")
+        name = str(path.relative_to(ROOT))
+        found += [
+            Block(text[: m.start()].count("\n") + 1, m.group("how"), m.group("body"), name)
+            for m in BLOCK.finditer(text)
+        ]
+    return found
+
+
+def test_the_docs_pages_are_read() -> None:
+    files = {b.file for b in blocks()}
+    assert {"README.md", "docs/koblex.md", "docs/legit.md"} <= files, files
 
 
 def test_every_command_block_is_marked() -> None:
-    unmarked = [b.line for b in blocks() if not b.how]
-    assert not unmarked, (
-        f"README lines {unmarked}: mark each ```bash block <!-- commands: offline | needs ... -->"
-    )
+    unmarked = [b.where for b in blocks() if not b.how]
+    assert not unmarked, f"{unmarked}: mark each ```bash block <!-- commands: offline | needs ... -->"
     assert all(b.offline or b.how.startswith("needs ") for b in blocks() if b.how)
 
 
@@ -163,7 +176,7 @@ def test_every_command_names_what_exists() -> None:
                 found += check_inspect_eval(words)
             elif words[0] == "koblex":
                 found += check_koblex(words)
-            problems += [f"README line {block.line}: {p}" for p in found]
+            problems += [f"{block.where}: {p}" for p in found]
     assert not problems, "\n".join(problems)
 
 
@@ -194,8 +207,8 @@ def test_the_checker_catches_mistakes() -> None:
 
 @pytest.mark.slow
 def test_the_offline_commands_run(shared_data: Path, tmp_path: Path) -> None:
-    """Each offline block, as a user runs it, in a fresh folder next to a `../shared/data` link (minus the
-    README's own install and test commands: CI runs those)."""
+    """Each offline block of the README and the docs, as a user runs it, in a fresh folder next to a
+    `../shared/data` link (minus the install and test commands: CI runs those)."""
     (tmp_path / "work").mkdir()
     (tmp_path / "shared").mkdir()
     (tmp_path / "shared" / "data").symlink_to(shared_data)
@@ -213,4 +226,4 @@ def test_the_offline_commands_run(shared_data: Path, tmp_path: Path) -> None:
             proc = subprocess.run(
                 words, cwd=tmp_path / "work", env=env, capture_output=True, text=True, timeout=600
             )
-            assert proc.returncode == 0, f"README line {block.line}: {' '.join(words)}\n{proc.stderr[-2000:]}"
+            assert proc.returncode == 0, f"{block.where}: {' '.join(words)}\n{proc.stderr[-2000:]}"

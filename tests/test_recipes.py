@@ -1,6 +1,6 @@
-"""The README's recipes do what they say: adding a KoBLEX solver is its module and its prompt file, nothing else.
+"""The recipes of docs/development.md do what they say: a KoBLEX solver is its module and its prompt file.
 
-The test copies the package, writes the README's recipe blocks (`<!-- recipe: PATH -->` before a code block)
+The test copies the package, writes its recipe blocks (`<!-- recipe: PATH -->` before a code block)
 into the copy at their paths, and runs the new method through Inspect from the copy in a fresh process: it
 must be registered under `koblex_tasks/<name>`, known to the wiring point (with `RETRIEVES = False` honoured),
 and its prompt's hash must reach the log. The benchmark recipe is `tests/leaderboard/test_toy_benchmark.py`.
@@ -19,16 +19,18 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-README = ROOT / "README.md"
+DEVELOPMENT = ROOT / "docs" / "development.md"
 RECIPE = re.compile(r"<!-- recipe: (?P<path>\S+) -->\n+```[a-z]*\n(?P<body>.*?)```", re.S)
 
 
 def recipes() -> dict[str, str]:
-    """README path -> file text, for every recipe block."""
-    return {m.group("path"): m.group("body") for m in RECIPE.finditer(README.read_text(encoding="utf-8"))}
+    """Path -> file text, for every recipe block of the development page."""
+    return {
+        m.group("path"): m.group("body") for m in RECIPE.finditer(DEVELOPMENT.read_text(encoding="utf-8"))
+    }
 
 
-def test_the_readme_has_the_solver_recipe() -> None:
+def test_the_docs_have_the_solver_recipe() -> None:
     paths = set(recipes())
     assert any(p.startswith("src/koblex_tasks/solvers/koblex/") and p.endswith(".py") for p in paths), paths
     assert any(p.startswith("src/koblex_tasks/prompts/koblex/") and p.endswith(".txt") for p in paths), paths

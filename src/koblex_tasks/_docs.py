@@ -1,7 +1,7 @@
-"""The README's parameter tables, generated from the tasks' signatures and docstrings so they cannot drift.
+"""The docs' parameter tables, generated from the tasks' signatures and docstrings so they cannot drift.
 
-`python -m koblex_tasks._docs` rewrites every block of README.md between `<!-- params:<task> -->` and
-`<!-- /params:<task> -->`; `tests/test_readme.py` fails when a block differs from what this module renders.
+`python -m koblex_tasks._docs` rewrites every block of README.md and docs/*.md between `<!-- params:<task> -->`
+and `<!-- /params:<task> -->`; `tests/test_readme.py` fails when a block differs from what this module renders.
 """
 
 from __future__ import annotations
@@ -72,26 +72,33 @@ def tasks() -> dict[str, Callable[..., Any]]:
     return {fn.__name__: fn for b in benchmarks() for fn in b.tasks}
 
 
+def documents(root: Path) -> list[Path]:
+    """The project's Markdown documentation: the README (the guide) and the reference pages under docs/."""
+    return [root / "README.md", *sorted((root / "docs").glob("*.md"))]
+
+
 def render(readme: str) -> str:
-    """README text with every parameter block regenerated."""
+    """Markdown text with every parameter block regenerated."""
     known = tasks()
 
     def block(match: re.Match[str]) -> str:
         name = match.group("name")
         if name not in known:
-            raise ValueError(f"README names an unknown task in <!-- params:{name} -->")
+            raise ValueError(f"the docs name an unknown task in <!-- params:{name} -->")
         return match.group(1) + param_table(known[name]) + match.group(4)
 
     return BLOCK.sub(block, readme)
 
 
 def main(argv: list[str] | None = None) -> int:
-    path = Path((argv or sys.argv[1:] or ["README.md"])[0])
-    text = path.read_text(encoding="utf-8")
-    updated = render(text)
-    if updated != text:
-        path.write_text(updated, encoding="utf-8")
-        print(f"updated the parameter tables in {path}")
+    """Rewrite the named Markdown files (default: the README and docs/*.md of the current folder)."""
+    paths = [Path(a) for a in (argv or sys.argv[1:])] or documents(Path.cwd())
+    for path in paths:
+        text = path.read_text(encoding="utf-8")
+        updated = render(text)
+        if updated != text:
+            path.write_text(updated, encoding="utf-8")
+            print(f"updated the parameter tables in {path}")
     return 0
 
 

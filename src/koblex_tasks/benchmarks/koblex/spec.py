@@ -152,7 +152,7 @@ KOBLEX = BenchmarkSpec(
         "k": 100,
         "l": 10,
         "official_selection_bug": True,  # the released code's bug, kept (False: the paper's described method)
-        # The other released scripts' bugs, kept likewise (each a solver switch; README, deviations table).
+        # The other released scripts' bugs, kept likewise (each a solver switch; docs/deviations.md).
         "official_marker_bug": True,  # IRCoT on vLLM looks for "So the answer is:", so it runs every step
         "official_threshold_bug": True,  # FLARE uses its script's default threshold whatever the flag says
         "official_mask_bug": True,  # FLARE on vLLM drops the confident tokens from the masked sentence

@@ -5,7 +5,7 @@ The official script (`reasoning_task_evaluate_likert.py` at c79355a of jinulee-v
 `{"rationales": str, "score": int}`; its released `*_likertevaluator_*` files hold integer scores 0-10.
 `prompts/legit/likert.v1.txt` is our own prompt for that call (same inputs, same reply schema, same 0-10 scale).
 
-Deviations, on purpose (README deviations table):
+Deviations, on purpose (docs/deviations.md, the LEGIT table):
 * the official prompt file is not in the released snapshot, so the wording of `likert.v1` is ours;
 * the judgment: the official script reads the full court judgment (`precedent` of `data/legit.jsonl`, not in
   the test records); we show the court's final order and its issue tree (each issue's summary, claims, cited
