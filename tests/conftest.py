@@ -244,6 +244,7 @@ SLOW_MODULES = frozenset(
         "tests/conformance/test_live_protocol.py",  # a local server and a vLLM-protocol eval
         "tests/cli/test_replay_released_name.py",  # a full released-file replay
         "tests/corpus/test_reference.py",  # brute-force BM25 over the whole shared corpus
+        "tests/leaderboard/test_earned_placement.py",  # a 226-sample eval through the CLI
     }
 )
 ROOT = Path(__file__).resolve().parent.parent

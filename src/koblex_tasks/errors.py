@@ -1,9 +1,14 @@
 """Errors that name the file and line a bad input came from, so users can fix their data, the one-line
 refusal of a run that cannot start, and the refusal of a logged score that declares another protocol.
 
-The bottom layer: it imports nothing (not even Inspect, so the corpus path stays light). Inspect's CLI shows a
+The bottom layer: it imports nothing but the standard library (not even Inspect, so the corpus path stays light). Inspect's CLI shows a
 `SetupError` as its message alone through the hook in `koblex_tasks.cli.refusals`.
 """
+
+import csv
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Protocol
 
 
 class DataError(ValueError):
@@ -15,6 +20,22 @@ class DataError(ValueError):
         self.path = path
         self.line = line
         self.problem = problem
+
+
+class _LineCounting(Protocol):
+    @property
+    def line_num(self) -> int: ...
+
+
+@contextmanager
+def csv_errors(path: str, reader: _LineCounting) -> Iterator[None]:
+    """The csv module's own errors (a field over its 131,072-character limit, a NUL byte, an unclosed quote)
+    as a `DataError` naming the file and line: `_csv.Error` is no ValueError, so it would escape as a
+    traceback."""
+    try:
+        yield
+    except csv.Error as exc:
+        raise DataError(path, reader.line_num or None, f"malformed CSV: {exc}") from None
 
 
 class SetupError(ValueError):

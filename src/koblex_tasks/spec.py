@@ -14,9 +14,11 @@ through its `Benchmark` value at the wiring point (`koblex_tasks.tasks`), which 
 from __future__ import annotations
 
 import hashlib
+import json
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Literal
 
@@ -28,6 +30,8 @@ ID_DIGEST_CHARS = 8  # hex characters of one sample id's digest (32 bits: a made
 # the params key under which the log layer hands a re-derivation the item's manifest entry.
 REFERENCE_MANIFEST = "references.v1.json"
 REFERENCE_PARAM = "_reference"
+# The corpora a retrieval benchmark knows by fingerprint, beside its spec (`load_known_corpora`).
+KNOWN_CORPORA = "corpora.json"
 
 
 def text_sha256(text: str) -> str:
@@ -122,6 +126,28 @@ class StratumSpec:
 
 
 @dataclass(frozen=True)
+class KnownCorpus:
+    """A statute pool the spec knows by its fingerprint (`corpus.statutes.fingerprint_provisions`): whether it
+    is the paper's full pool or a partial one, its size and where it comes from. Placement reads this, never
+    the size or status a log records."""
+
+    status: str  # "full" | "partial"
+    size: int
+    description: str
+
+    def __post_init__(self) -> None:
+        if self.status not in ("full", "partial"):
+            raise ValueError(f"a known corpus is 'full' or 'partial', not {self.status!r}")
+
+
+def load_known_corpora(path: Path) -> dict[str, KnownCorpus]:
+    """The corpora a benchmark registers, from its `corpora.json` (`tools/register_full_corpus.py` adds the
+    full pool): `{"<fingerprint>": {"status", "size", "description"}}`."""
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    return {fp: KnownCorpus(e["status"], int(e["size"]), str(e["description"])) for fp, e in raw.items()}
+
+
+@dataclass(frozen=True)
 class BenchmarkSpec:
     """Everything the tooling needs to know about one benchmark's task and its logs."""
 
@@ -149,6 +175,9 @@ class BenchmarkSpec:
     # The statute pool a run retrieves from: its full size (a smaller local corpus is "partial"); None when the
     # benchmark's scores do not depend on a retrieval corpus.
     full_corpus_size: int | None = None
+    # Corpus fingerprints the benchmark knows (the shared partial pool, the full pool once registered): a run
+    # is on the full-corpus board only when the fingerprint it recorded is a registered full one.
+    corpus_fingerprints: Mapping[str, KnownCorpus] = field(default_factory=dict)
     # The paper's protocol: task and solver arguments of the published runs.
     paper_protocol: Mapping[str, Any] = field(default_factory=dict)
     # Known dataset fingerprints (as the task records them in `dataset_fingerprint`) -> what they are.
@@ -169,7 +198,7 @@ class BenchmarkSpec:
             object.__setattr__(self, "accepted_versions", (self.version,))
         elif self.version not in self.accepted_versions:
             raise ValueError(f"{self.name}: version {self.version} is not among accepted_versions")
-        for name in ("variants", "paper_protocol", "dataset_fingerprints"):
+        for name in ("variants", "paper_protocol", "dataset_fingerprints", "corpus_fingerprints"):
             object.__setattr__(self, name, MappingProxyType(dict(getattr(self, name))))
         keys = [v.key for s in self.scorers for v in s.values]
         if len(set(keys)) != len(keys):

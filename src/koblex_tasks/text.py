@@ -75,6 +75,26 @@ def model_problem(model: str) -> str | None:
     return None
 
 
+def _ascii_lookalike(ch: str) -> str:
+    """The ASCII character Unicode's confusables data (via `confusable_homoglyphs`) says `ch` looks like."""
+    from confusable_homoglyphs.confusables import confusables_data
+
+    for glyph in confusables_data.get(ch, ()):
+        if glyph["c"].isascii():
+            return str(glyph["c"])
+    return ch
+
+
+def folded(text: str) -> str:
+    """`text` as names and model ids are compared: NFKC (fullwidth `ｇ` is `g`), then every character that
+    Unicode's confusables data maps to an ASCII look-alike replaced by it (Cyrillic `р`, `е` are `p`, `e`), so
+    `rерlay/gpt-4o` folds to `replay/gpt-4o` and `ｇ_parser` to `g_parser`."""
+    text = unicodedata.normalize("NFKC", text)
+    if text.isascii():
+        return text
+    return "".join(ch if ch.isascii() else _ascii_lookalike(ch) for ch in text)
+
+
 def fmt(value: float | None, scale: float = 1.0, digits: int = 2) -> str:
     """A stored value as displayed (x scale); a dash when undefined (page, plot, terminal, grid report)."""
     return "–" if value is None else f"{value * scale:.{digits}f}"

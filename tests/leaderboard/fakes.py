@@ -47,6 +47,14 @@ class FakeStore:
     def item_scores(self, run_id: int) -> dict[str, dict[str, float | None]]:
         return self._scores[run_id]
 
+    def raw_scores(self, run_id: int) -> list[tuple[str, int, str, Any, str]]:
+        """The rows as SQLite would type them (one epoch)."""
+        return [
+            (sid, 1, metric, v, "null" if v is None else "real")
+            for metric, by_item in self._scores[run_id].items()
+            for sid, v in by_item.items()
+        ]
+
     def audits(self) -> dict[str, Any]:
         return self._audits
 

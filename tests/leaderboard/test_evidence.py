@@ -216,7 +216,9 @@ def test_self_declared_placement_is_refused(retrieving_log: str, tmp_path: Path,
     assert leaderboard_main(["submit", "--db", str(db), "--allow-subset", retrieving_log]) == 0
     with Store(db) as store:
         [genuine] = store.runs()
-    assert "partial corpus" in genuine.board_label
+    assert (
+        "unregistered corpus (5 provisions, " in genuine.board_label
+    )  # the tiny corpus is no registered one
     bad = variant(Path(retrieving_log), tmp_path / f"{case}.eval", renamed(mutate, case))
     assert message in submit_rejected(db, bad, capsys, "--allow-subset")
 

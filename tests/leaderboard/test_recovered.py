@@ -5,10 +5,12 @@ their store; a sample that comes back without it is covered by test_evidence's s
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
 import time
+import zipfile
 from pathlib import Path
 
 from inspect_ai.log import list_eval_logs, read_eval_log, write_eval_log
@@ -50,9 +52,21 @@ def test_killed_retried_run_goes_on_the_board(tmp_path: Path) -> None:
     done = subprocess.run(retry, env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0 and done.stdout.strip().endswith("success"), done.stderr[-3000:]
     final = max(list_eval_logs(str(logs)), key=lambda info: info.mtime or 0)
-    rewritten = tmp_path / "rewritten.eval"  # without superseded copies, as a refusal would recommend
-    write_eval_log(read_eval_log(final.name), str(rewritten))
     db = tmp_path / "board.sqlite"
+    # the log exactly as `inspect eval-retry` wrote it (superseded copies appended) is read as Inspect reads it
+    as_retried = re.sub(r"^file:(//)?", "", final.name)
+    with zipfile.ZipFile(as_retried) as zf:
+        names = zf.namelist()
+    assert len(names) > len(set(names))  # eval-retry appended superseded copies
+    assert leaderboard_main(["submit", "--db", str(db), "--allow-subset", as_retried]) == 0
+    with Store(db) as store:
+        [as_written] = store.runs()
+    assert as_written.provenance["verification"]["provision_match"].startswith(
+        "re-derived from the log (12 scores"
+    )
+    db = tmp_path / "board2.sqlite"
+    rewritten = tmp_path / "rewritten.eval"  # without superseded copies
+    write_eval_log(read_eval_log(final.name), str(rewritten))
     assert leaderboard_main(["submit", "--db", str(db), "--allow-subset", str(rewritten)]) == 0
     with Store(db) as store:
         [stored] = store.runs()

@@ -57,7 +57,7 @@ def test_cached_judge_is_not_called_twice(sample_records, tmp_path, monkeypatch)
     answer = ["캐시 시험용 답변: 원고의 청구를 기각한다."]
     first = legit_reward(answer, issues, judge=judge.model(), cache=True)
     calls = judge.total_calls
-    assert first == [pytest.approx(10.0)] and calls == len(record.issues)
+    assert first == [10.0] and calls == len(record.issues)
     assert legit_reward(answer, issues, judge=judge.model(), cache=True) == first
     assert judge.total_calls == calls
 
@@ -70,3 +70,26 @@ def test_bad_inputs_are_refused(sample_records) -> None:
         reward(["a", "b"], [[]])
     with pytest.raises(ValueError, match="component"):
         make_legit_reward("mockllm/model", component="total")
+
+
+@pytest.mark.parametrize("subissues", [3, 7, 13, 21])
+def test_a_perfect_answer_is_rewarded_the_bound_exactly(subissues) -> None:
+    """5 + N x (2/N + 3/N) misses 10 by an ulp in float for these N; the reward is 10 and 1.0, not
+    9.999999999999998 or 10.000000000000005."""
+    ids = ["", *(str(i) for i in range(1, subissues + 1))]
+    tree = [
+        {
+            "id": i,
+            "summary": f"쟁점 {i}",
+            "claim": [],
+            "relevant_law": [],
+            "analysis": [],
+            "conclusion": "인용",
+        }
+        for i in ids
+    ]
+    judge = ScriptedJudge([], {}).model()  # every node covered and correct
+    for component, bound in [("legit_score", 10.0), ("coverage", 2.0), ("correctness", 3.0)]:
+        reward = make_legit_reward(judge, retries=0, cache=False, component=component)
+        assert reward(["답변"], [tree]) == [bound]
+    assert make_legit_reward(judge, retries=0, cache=False, scale=0.1)(["답변"], [tree]) == [1.0]

@@ -7,9 +7,11 @@ error into the one line `koblex <command>: error: <message>` and the exit code o
 
 from __future__ import annotations
 
+import csv
 import json
 import sys
 import traceback
+import zipfile
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any, NoReturn, TypeVar
@@ -36,6 +38,9 @@ Errors print one line `koblex <command>: error: <message>` on stderr;
 # Exceptions a command lets escape when its input is at fault (DataError and AuditError are ValueErrors);
 # anything else is a bug and keeps its traceback.
 INPUT_ERRORS: tuple[type[Exception], ...] = (OSError, ValueError, LookupError)
+# What reading a file may raise besides: the csv module's and zipfile's own errors (not ValueErrors), and the
+# JSON decoder's recursion on absurdly nested input.
+READ_ERRORS: tuple[type[Exception], ...] = (*INPUT_ERRORS, csv.Error, zipfile.BadZipFile, RecursionError)
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -73,7 +78,7 @@ def reading(what: str) -> Iterator[None]:
     """Prefix an input error with what was being read (`cannot read labels: ...`)."""
     try:
         yield
-    except INPUT_ERRORS as exc:
+    except READ_ERRORS as exc:
         raise CommandError(f"{what}: {exc}") from exc
 
 

@@ -166,8 +166,12 @@ def _lf_eval_audit(labels: Path, logs: tuple[Path, ...], as_json: bool) -> None:
     if not logs:
         raise click.UsageError("--lf-eval needs at least one LOG with LF-Eval scores")
     # rating_correlation takes any hashable ids, but Mapping's key type is invariant: hence the casts
-    human = cast("Mapping[Hashable, float]", load_ratings(labels))
-    judged = [(log, *lf_eval_scores(log)) for log in logs]
+    with reading(f"cannot read ratings {labels}"):
+        human = cast("Mapping[Hashable, float]", load_ratings(labels))
+    judged = []
+    for log in logs:
+        with reading(f"cannot read LF-Eval scores from {log}"):
+            judged.append((log, *lf_eval_scores(log)))
     results = [
         {
             "log": str(log),

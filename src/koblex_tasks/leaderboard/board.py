@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -530,8 +531,31 @@ def board_keys(store: Store) -> list[str]:
     return sorted(keys, key=lambda k: (keys[k].subset, keys[k].corpus_status != "full", k))
 
 
+class StoredScoreInvalid(ValueError):
+    """A stored score that submission would never have written (the database was edited): the build stops."""
+
+
+def check_stored_scores(store: Store) -> None:
+    """Re-validate every stored score of a value the boards show as submission validated it: NULL (unscored)
+    or a finite number within the value's range. SQLite keeps whatever is written into a REAL
+    column ("abc" stays text and would average as 0), so an edited row is refused with the run it belongs to."""
+    for run in store.runs():
+        values = {v.key: v for v in benchmark_spec(run.benchmark).values}
+        for sample_id, epoch, metric, value, kind in store.raw_scores(run.run_id):
+            spec = values.get(metric)
+            where = f"run #{run.run_id} {run.name!r}: stored score {metric}={value!r} of {sample_id!r} (epoch {epoch})"
+            if spec is None or kind == "null":  # a value the board does not show; unscored
+                continue
+            if kind not in ("real", "integer") or not math.isfinite(value):
+                raise StoredScoreInvalid(f"{where} is not a finite number (edited database?)")
+            if not spec.low <= value <= spec.high:
+                raise StoredScoreInvalid(f"{where} is outside [{spec.low}, {spec.high}] (edited database?)")
+
+
 def compute_all(store: Store, settings: Settings = Settings()) -> Site:
-    """Every board of the store; boards whose titles would read alike get a distinguishing suffix."""
+    """Every board of the store (every stored score re-validated first); boards whose titles would read alike
+    get a distinguishing suffix."""
+    check_stored_scores(store)
     boards = [compute_board(store, k, settings) for k in board_keys(store)]
     unique = titles.distinct_titles([b.title for b in boards], [b.key for b in boards])
     boards = [dataclasses.replace(b, title=t) for b, t in zip(boards, unique, strict=True)]

@@ -20,6 +20,7 @@ from typing import Any
 
 from koblex_tasks.leaderboard.safe_write import refuse_symlink
 from koblex_tasks.leaderboard.submission import Submission, SubmissionRejected
+from koblex_tasks.text import folded
 
 ENV_DB = "KOBLEX_LEADERBOARD_DB"
 SCHEMA_VERSION = 1
@@ -155,13 +156,28 @@ class Store:
                 raise SubmissionRejected(
                     sub.log_path, [f"duplicate of stored run #{dup[0]} {dup[1]!r} ({what})"]
                 )
-            clash = c.execute(
-                "SELECT run_id FROM runs WHERE board_key = ? AND name = ?", (sub.board_key, sub.name)
-            ).fetchone()
+            same = folded(sub.name)
+            clash = next(
+                (
+                    row
+                    for row in c.execute(
+                        "SELECT run_id, name FROM runs WHERE board_key = ?", (sub.board_key,)
+                    )
+                    if folded(row[1]) == same
+                ),
+                None,
+            )
             if clash:
+                alike = (
+                    ""
+                    if clash[1] == sub.name
+                    else f" (as {sub.name!r} reads after NFKC and confusable folding)"
+                )
                 raise SubmissionRejected(
                     sub.log_path,
-                    [f"run #{clash[0]} on this board is already named {sub.name!r}: pass --name to rename"],
+                    [
+                        f"run #{clash[0]} on this board is already named {clash[1]!r}{alike}: pass --name to rename"
+                    ],
                 )
             other = c.execute(
                 "SELECT run_id, name FROM runs WHERE board_key = ? ORDER BY run_id LIMIT 1", (sub.board_key,)
@@ -287,6 +303,15 @@ class Store:
 
     def items(self, run_id: int) -> dict[str, str]:
         return dict(self.conn.execute("SELECT sample_id, stratum FROM items WHERE run_id = ?", (run_id,)))
+
+    def raw_scores(self, run_id: int) -> list[tuple[str, int, str, Any, str]]:
+        """Every stored score row of a run as SQLite holds it: (sample_id, epoch, metric, value, its type)."""
+        return list(
+            self.conn.execute(
+                "SELECT sample_id, epoch, metric, value, typeof(value) FROM scores WHERE run_id = ?",
+                (run_id,),
+            )
+        )
 
     def item_scores(self, run_id: int) -> dict[str, dict[str, float | None]]:
         """metric -> sample_id -> mean over epochs of the scored values (None when no epoch was scored)."""

@@ -27,7 +27,7 @@ from koblex_tasks.logs.rederivation import check_rederived
 from koblex_tasks.logs.references import manifest_for, official_references
 from koblex_tasks.logs.rejection import Problems, SubmissionRejected
 from koblex_tasks.logs.scores import ScoreRow, ScoreTable, extract_scores
-from koblex_tasks.text import model_problem, name_problem, printable
+from koblex_tasks.text import folded, model_problem, name_problem, printable
 
 __all__ = ["ReadLimits", "Submission", "SubmissionRejected", "load_submission"]
 
@@ -46,7 +46,7 @@ class Submission:
     board_key: str
     board_label: str
     dataset_fingerprint: str
-    corpus_status: str  # "full" | "partial" | "unknown"
+    corpus_status: str  # "full" | "partial" | "unknown" | "unregistered"
     subset: bool
     created: str
     epochs: int
@@ -65,9 +65,15 @@ INVISIBLE = ("Cf", "Cc", "Co", "Cn", "Zl", "Zp")  # format (zero-width, bidi), c
 
 
 def model_name_problem(model: str) -> str | None:
-    """A model id with invisible characters would print like another model's (`replay/gpt-4o`)."""
+    """A model id with invisible or look-alike characters would print like another model's (`replay/gpt-4o`
+    with a zero-width space, or with Cyrillic `р` and `е`)."""
     hidden = sorted({f"U+{ord(ch):04X}" for ch in model if unicodedata.category(ch) in INVISIBLE})
-    return f"the model id holds invisible characters ({', '.join(hidden[:5])})" if hidden else None
+    if hidden:
+        return f"the model id holds invisible characters ({', '.join(hidden[:5])})"
+    reads_as = folded(model)
+    if reads_as != model and reads_as.isascii():
+        return f"the model id {printable(model)!r} holds look-alike characters: it reads as {reads_as!r}"
+    return None
 
 
 def run_name_problem(name: str) -> str | None:

@@ -65,6 +65,10 @@ def corpus_phrase(
         return CLOSED_BOOK
     if status == "full":
         return "full corpus"
+    if status == "unregistered":
+        fingerprints = sorted({str((p.get("corpus") or {}).get("fingerprint", ""))[:12] for p in provenances})
+        sized = f"{_count(sizes[0])} provisions, " if len(set(sizes)) == 1 else ""
+        return f"unregistered corpus ({sized}fingerprint {', '.join(fingerprints) or '?'})"
     if status != "partial":
         return "corpus completeness unknown"
     if not sizes:

@@ -29,11 +29,19 @@ class Coverage:
         return bool(self.subset_why)
 
 
+def _whole(limit: int | tuple[int, int], size: int | None) -> bool:
+    """A `--limit` that selects every sample: at or above the dataset's size (`226`, `0,226`). The samples
+    the log holds are still counted and checked against the official ids afterwards, so a lowered
+    `dataset_size` in the header does not make a part look whole."""
+    start, end = (0, limit) if isinstance(limit, int) else limit
+    return size is not None and start <= 0 and end >= size
+
+
 def declared_subset(log: EvalLog, run: RunIdentity) -> list[str]:
     """Options that select part of the dataset: Inspect's own, and the task arguments the spec names."""
     cfg, args, spec = log.eval.config, log.eval.task_args or {}, run.spec
     why: list[str] = []
-    if cfg.limit is not None:
+    if cfg.limit is not None and not _whole(cfg.limit, run.dataset_size):
         why.append(f"--limit {cfg.limit}")
     if cfg.sample_id is not None:
         why.append("--sample-id")

@@ -11,16 +11,16 @@ never from what its header says about itself (`Evidence`):
   `prediction_keys`), whatever corpus the task loaded; provisions predicted without any recorded retrieval
   are an "unknown corpus"; a header saying the method retrieves nothing while samples record retrieval is
   refused.
-- full or partial corpus: the recorded pool's size against the spec's full size; a recorded `status` that
-  contradicts it is refused.
+- full or partial corpus: the fingerprint of the pool the run recorded, looked up among the corpora the spec
+  registers (`BenchmarkSpec.corpus_fingerprints`); any other fingerprint is an "unregistered corpus" board
+  named by its size and fingerprint prefix; no fingerprint is an unknown corpus. The recorded size and status
+  never move a run; a recorded size or status that contradicts the registered corpus is refused.
 
 A dataset fingerprint the spec does not register (`BenchmarkSpec.dataset_fingerprints`) keeps its own board
 (the key holds the fingerprint) and the label says "unverified dataset", so it never reads like the official one.
 """
 
-import hashlib
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from inspect_ai.log import EvalLog, EvalSample
@@ -30,6 +30,7 @@ from koblex_tasks.logs.identity import RunIdentity
 from koblex_tasks.logs.references import manifest_for, output_digests
 from koblex_tasks.logs.rejection import Problems
 from koblex_tasks.spec import BenchmarkSpec, ids_sha256
+from koblex_tasks.text import folded
 
 UNVERIFIED = "unverified dataset"
 
@@ -63,7 +64,7 @@ def declared_replay(log: EvalLog, run: RunIdentity) -> str | None:
     ev = log.eval
     if ev.solver in run.spec.replay_solvers:
         return f"solver {ev.solver}"
-    if str(ev.model).startswith("replay/"):
+    if folded(str(ev.model)).startswith("replay/"):
         return f"model {ev.model}"
     if run.metadata.get("replay_file"):
         return "task metadata replay_file"
@@ -99,7 +100,20 @@ def gather_evidence(
                 f"the header says the corpus is {record.get('status')!r} but it records {record['size']:,} "
                 f"provisions: {measured} (the full pool has {run.spec.full_corpus_size:,})"
             )
+    if why := registered_mismatch(run.spec, record):
+        problems.add(why)
     return Evidence(released, retrieving, predicting, manifest is not None)
+
+
+def registered_mismatch(spec: BenchmarkSpec, record: Any) -> str | None:
+    """A recorded size or status that contradicts the registered corpus of the recorded fingerprint."""
+    known = spec.corpus_fingerprints.get(str(record.get("fingerprint"))) if isinstance(record, dict) else None
+    if known is None or (record.get("size") == known.size and record.get("status") in (None, known.status)):
+        return None
+    return (
+        f"the header records a corpus of {record.get('size')!r} provisions (status {record.get('status')!r}) "
+        f"but its fingerprint is that of the registered {known.status} corpus of {known.size:,} provisions"
+    )
 
 
 def _status_by_size(record: dict[str, Any], full_size: int) -> str:
@@ -114,35 +128,33 @@ def _status_by_size(record: dict[str, Any], full_size: int) -> str:
 class Placement:
     board_key: str
     board_label: str
-    corpus_status: str  # "full" | "partial" | "unknown"
+    corpus_status: str  # "full" | "partial" | "unknown" | "unregistered"
     corpus: dict[str, Any]
 
 
-def _local_corpus(path_text: str, full_size: int) -> tuple[str, dict[str, Any]]:
-    path = Path(path_text)
-    if not path.is_file():
-        return "unknown", {"kind": "local file (not found at submission)", "path": path_text}
-    digest = hashlib.sha256()
-    lines = 0
-    with path.open("rb") as fh:
-        for line in fh:
-            digest.update(line)
-            lines += bool(line.strip())
-    status = "partial" if lines < full_size else "full"
-    return status, {"kind": "local file", "path": path_text, "size": lines, "sha256": digest.hexdigest()}
+UNREGISTERED = "unregistered"
 
 
-def _recorded_corpus(record: dict[str, Any], full_size: int) -> tuple[str, dict[str, Any]] | None:
-    """The corpus the task recorded when the run was built (source, size, fingerprint), if it did."""
-    size, fingerprint = record.get("size"), record.get("fingerprint")
-    if not isinstance(size, int) or not isinstance(fingerprint, str):
-        return None
-    source = str(record.get("source") or "")
-    kind = "hub statute dataset" if source.startswith("hf:") else "local file"
-    return _status_by_size(record, full_size), {
-        "kind": f"{kind} (recorded by the run)",
-        "source": source,
-        "size": size,
+def by_fingerprint(spec: BenchmarkSpec, record: Any) -> tuple[str, dict[str, Any]]:
+    """The corpus a run recorded, judged by its fingerprint alone: a registered one is what the spec says it
+    is (status and size from the spec); any other is an unregistered corpus with a board of its own; a log
+    that records none is an unknown corpus. The recorded size and status never decide."""
+    record = record if isinstance(record, dict) else {}
+    fingerprint = record.get("fingerprint")
+    if not isinstance(fingerprint, str) or not fingerprint:
+        return "unknown", {"kind": "no corpus fingerprint recorded by the run"}
+    known = spec.corpus_fingerprints.get(fingerprint)
+    if known is not None:
+        return known.status, {
+            "kind": f"registered corpus: {known.description}",
+            "size": known.size,
+            "fingerprint": fingerprint,
+        }
+    size = record.get("size")
+    return UNREGISTERED, {
+        "kind": "unregistered corpus (its fingerprint is none the benchmark knows)",
+        "source": str(record.get("source") or ""),
+        "size": size if isinstance(size, int) and not isinstance(size, bool) else None,
         "fingerprint": fingerprint,
     }
 
@@ -154,40 +166,30 @@ def corpus_of(run: RunIdentity, evidence: Evidence) -> tuple[str, dict[str, Any]
     retrieved, so their `retrieval` metadata (the task default) is not used; they count as full. A run whose
     samples record neither retrieval nor predicted provisions is closed book: its scores are the same whatever
     pool was configured, so it is ranked with the full-corpus runs; provisions predicted without any recorded
-    retrieval are an unknown corpus. A run records the corpus it loaded (`corpus` in the eval metadata:
-    source, size, fingerprint): fewer paragraphs than the spec's full pool is partial, whatever status it
-    records. Logs written before that record existed fall back to the settings: the hub corpus
-    (``corpus=None``) is full; a local corpus file is measured now (paragraph count and sha256), which
-    describes the file as it is at submission, not necessarily as the run used it; a file that is gone is
-    unknown. A benchmark whose scores do not depend on a corpus counts as full.
+    retrieval are an unknown corpus. Any other run is placed by the corpus fingerprint it recorded
+    (`by_fingerprint`). A benchmark whose scores do not depend on a corpus counts as full.
     """
-    full_size = run.spec.full_corpus_size
-    retrieval = run.metadata.get("retrieval") or {}
-    if full_size is None:
+    if run.spec.full_corpus_size is None:
         return "full", {"kind": "not applicable: scores do not depend on a statute corpus"}
     if evidence.released is not None:
         return "full", {
             "kind": f"released predictions of {evidence.released} (the paper's full corpus; no retrieval re-run)",
-            "size": full_size,
+            "size": run.spec.full_corpus_size,
         }
-    record = run.metadata.get("corpus")
     if evidence.closed_book:
         return "full", {"kind": "not applicable: no sample records retrieval or provisions (closed book)"}
     if evidence.known and not evidence.retrieving:
         return "unknown", {"kind": "provisions predicted without any recorded retrieval"}
-    recorded = _recorded_corpus(record, full_size) if isinstance(record, dict) else None
-    if recorded is not None:
-        return recorded
-    corpus = retrieval.get("corpus")
-    if corpus is None:
-        return "full", {
-            "kind": "hub statute dataset (log without a corpus record: assumed full)",
-            "revision": retrieval.get("corpus_revision") or "main",
-            "lang": retrieval.get("lang"),
-        }
-    status, described = _local_corpus(str(corpus), full_size)
-    described["kind"] = f"{described['kind']}; log without a corpus record: measured at submission"
-    return status, described
+    return by_fingerprint(run.spec, run.metadata.get("corpus"))
+
+
+def corpus_label(status: str, corpus: dict[str, Any]) -> tuple[str, str]:
+    """The board key part and label of a corpus: an unregistered one is named by its size and fingerprint."""
+    if status != UNREGISTERED:
+        return f"corpus={status}", f"{status} corpus"
+    fingerprint, size = str(corpus.get("fingerprint")), corpus.get("size")
+    sized = f"{size:,} provisions" if isinstance(size, int) else "size not recorded"
+    return f"corpus={UNREGISTERED}:{fingerprint}", f"unregistered corpus ({sized}, {fingerprint[:12]})"
 
 
 def place(run: RunIdentity, coverage: Coverage, task_args: dict[str, Any], evidence: Evidence) -> Placement:
@@ -195,15 +197,10 @@ def place(run: RunIdentity, coverage: Coverage, task_args: dict[str, Any], evide
     corpus_status, corpus = corpus_of(run, evidence)
     variants = [f"{label}={meta.get(key)}" for key, label in spec.variants.items()]
     lang = task_args.get("lang") or (meta.get("retrieval") or {}).get("lang") or "ko"
-    key_parts = [
-        spec.name,
-        f"lang={lang}",
-        f"dataset={run.fingerprint}",
-        f"corpus={corpus_status}",
-        *variants,
-    ]
+    corpus_key, corpus_text = corpus_label(corpus_status, corpus)
+    key_parts = [spec.name, f"lang={lang}", f"dataset={run.fingerprint}", corpus_key, *variants]
     # a benchmark without a statute pool (LEGIT) is not described by one (the key keeps its corpus part)
-    pool = [f"{corpus_status} corpus"] if spec.full_corpus_size is not None else []
+    pool = [corpus_text] if spec.full_corpus_size is not None else []
     label = " · ".join([spec.name, str(lang), *pool, *variants])
     if unverified_dataset(spec, run.fingerprint):
         label += f" · {UNVERIFIED}"

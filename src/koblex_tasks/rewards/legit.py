@@ -4,7 +4,8 @@
 list[float]`, the shape TRL's `GRPOTrainer(reward_funcs=[...])` calls (`prompts`, `completions` and every
 dataset column as keyword lists) and a verl batch reward function can wrap. Each completion is scored with the
 scorer's own code: `judge_tree` asks the judge about every node with the rubric prompt, `rubric_score` turns the
-verdicts into the 0-10 score, so a reward equals the `legit_rubric` score of the same answer and verdicts.
+verdicts into the 0-10 score, so a reward equals the `legit_rubric` score of the same answer and verdicts,
+except that a value missing a bound (0 or the component's maximum) by float rounding is the bound itself.
 
 The judge is any Inspect model (`"openai/gpt-4.1"`, `"vllm/google/gemma-3-27b-it"`, a `Model`), its replies
 cached with Inspect's cache by default (a GRPO group re-scores the same answer often). An answer whose tree
@@ -23,6 +24,7 @@ from typing import Any
 from inspect_ai.model import Model, get_model
 
 from koblex_tasks.benchmarks.legit.issues import Issue
+from koblex_tasks.benchmarks.legit.spec import LEGIT_RUBRIC
 from koblex_tasks.scorers.judge import JudgeConfig
 from koblex_tasks.scorers.legit.arithmetic import check_rule, rubric_score
 from koblex_tasks.scorers.legit.judging import judge_tree
@@ -32,6 +34,18 @@ __all__ = ["RewardFunction", "completion_text", "legit_reward", "make_legit_rewa
 
 RewardFunction = Callable[..., list[float]]
 COMPONENTS = ("legit_score", "final_order", "coverage", "correctness")
+# A component's float sum misses its bound by an ulp or so (5 + 4 x (2/4 + 3/4) is 9.999999999999998 in the
+# scripts' order); a trainer reading the reward expects the bound itself.
+BOUND_TOLERANCE = 1e-9
+
+
+def at_bounds(value: float, component: str) -> float:
+    """`value` with a bound of `component` (0 or its maximum points) when it misses it by rounding only."""
+    spec = next(v for v in LEGIT_RUBRIC.values if v.key == component)
+    for bound in (spec.low, spec.high):
+        if abs(value - bound) <= BOUND_TOLERANCE:
+            return float(bound)
+    return value
 
 
 def completion_text(completion: Any) -> str:
@@ -108,7 +122,7 @@ def make_legit_reward(
             ids = [i.id for i in tree]
             result = rubric_score(ids, {i: judgements[i].verdict for i in ids}, rule, official_script)
             value = getattr(result, component)
-            return failure_value if math.isnan(value) else value * scale
+            return failure_value if math.isnan(value) else at_bounds(value, component) * scale
 
         return list(await asyncio.gather(*(one(a, t) for a, t in zip(answers, trees, strict=True))))
 

@@ -8,7 +8,7 @@ import csv
 import math
 from pathlib import Path
 
-from koblex_tasks.errors import DataError
+from koblex_tasks.errors import DataError, csv_errors
 
 LF_EVAL_SCORER = "lf_eval"
 
@@ -20,21 +20,22 @@ def load_ratings(path: str | Path) -> dict[str, float]:
         raise DataError(source, None, "file not found")
     with Path(path).open(encoding="utf-8", newline="") as handle:
         reader = csv.DictReader(handle)
-        missing = {"sample_id", "rating"} - set(reader.fieldnames or [])
-        if missing:
-            raise DataError(source, 1, f"missing column(s) {sorted(missing)}")
-        ratings: dict[str, float] = {}
-        for line, row in enumerate(reader, start=2):
-            sample_id = (row["sample_id"] or "").strip()
-            try:
-                value = float(row["rating"])
-            except (TypeError, ValueError):
-                raise DataError(source, line, f"rating {row['rating']!r} is not a number") from None
-            if not sample_id or not math.isfinite(value):
-                raise DataError(source, line, "empty sample_id or non-finite rating")
-            if sample_id in ratings:
-                raise DataError(source, line, f"sample {sample_id!r} rated twice")
-            ratings[sample_id] = value
+        with csv_errors(source, reader):
+            missing = {"sample_id", "rating"} - set(reader.fieldnames or [])
+            if missing:
+                raise DataError(source, 1, f"missing column(s) {sorted(missing)}")
+            ratings: dict[str, float] = {}
+            for line, row in enumerate(reader, start=2):
+                sample_id = (row["sample_id"] or "").strip()
+                try:
+                    value = float(row["rating"])
+                except (TypeError, ValueError):
+                    raise DataError(source, line, f"rating {row['rating']!r} is not a number") from None
+                if not sample_id or not math.isfinite(value):
+                    raise DataError(source, line, "empty sample_id or non-finite rating")
+                if sample_id in ratings:
+                    raise DataError(source, line, f"sample {sample_id!r} rated twice")
+                ratings[sample_id] = value
     return ratings
 
 

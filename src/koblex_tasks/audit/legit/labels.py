@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from koblex_tasks.errors import DataError
+from koblex_tasks.errors import DataError, csv_errors
 
 __all__ = [
     "LABEL_COLUMNS",
@@ -130,48 +130,49 @@ def load_labels(path: str | Path) -> list[LabelRow]:
     seen: dict[tuple[str, str, str, str], int] = {}
     with path.open(encoding="utf-8-sig", newline="") as handle:
         reader = csv.reader(handle)
-        header = next(reader, None)
-        if header is None:
-            raise DataError(where, 1, "empty file: expected a header line")
-        missing = [c for c in LABEL_COLUMNS if c not in header]
-        if missing:
-            raise DataError(where, 1, f"missing column(s) {', '.join(missing)}; header is {header}")
-        dupes = sorted({c for c in header if header.count(c) > 1})
-        if dupes:
-            raise DataError(where, 1, f"duplicate column(s) {', '.join(dupes)}")
-        col = {name: header.index(name) for name in LABEL_COLUMNS}
-        for fields in reader:
-            line = reader.line_num
-            if not fields:
-                continue  # blank line
-            if len(fields) != len(header):
-                raise DataError(where, line, f"expected {len(header)} fields, got {len(fields)}")
-            value = {name: fields[i] for name, i in col.items()}
-            for name in ("group", "generator", "doc_id"):
-                if not value[name]:
-                    raise DataError(where, line, f"{name} is empty")
-            try:
-                row = LabelRow(
-                    group=value["group"],
-                    generator=value["generator"],
-                    doc_id=value["doc_id"],
-                    issue_id=value["issue_id"],
-                    annotator=value["annotator"],
-                    contains_issue=_parse_flag(value["contains_issue"], "contains_issue"),
-                    correct_conclusion=_parse_flag(value["correct_conclusion"], "correct_conclusion"),
-                    score=_parse_score(value["score"]),
-                )
-            except ValueError as exc:
-                raise DataError(where, line, str(exc)) from None
-            key = (row.group, *row.unit)
-            if key in seen:
-                raise DataError(
-                    where,
-                    line,
-                    f"duplicate key (group, generator, doc_id, issue_id) {key}, first on line {seen[key]}",
-                )
-            seen[key] = line
-            rows.append(row)
+        with csv_errors(where, reader):
+            header = next(reader, None)
+            if header is None:
+                raise DataError(where, 1, "empty file: expected a header line")
+            missing = [c for c in LABEL_COLUMNS if c not in header]
+            if missing:
+                raise DataError(where, 1, f"missing column(s) {', '.join(missing)}; header is {header}")
+            dupes = sorted({c for c in header if header.count(c) > 1})
+            if dupes:
+                raise DataError(where, 1, f"duplicate column(s) {', '.join(dupes)}")
+            col = {name: header.index(name) for name in LABEL_COLUMNS}
+            for fields in reader:
+                line = reader.line_num
+                if not fields:
+                    continue  # blank line
+                if len(fields) != len(header):
+                    raise DataError(where, line, f"expected {len(header)} fields, got {len(fields)}")
+                value = {name: fields[i] for name, i in col.items()}
+                for name in ("group", "generator", "doc_id"):
+                    if not value[name]:
+                        raise DataError(where, line, f"{name} is empty")
+                try:
+                    row = LabelRow(
+                        group=value["group"],
+                        generator=value["generator"],
+                        doc_id=value["doc_id"],
+                        issue_id=value["issue_id"],
+                        annotator=value["annotator"],
+                        contains_issue=_parse_flag(value["contains_issue"], "contains_issue"),
+                        correct_conclusion=_parse_flag(value["correct_conclusion"], "correct_conclusion"),
+                        score=_parse_score(value["score"]),
+                    )
+                except ValueError as exc:
+                    raise DataError(where, line, str(exc)) from None
+                key = (row.group, *row.unit)
+                if key in seen:
+                    raise DataError(
+                        where,
+                        line,
+                        f"duplicate key (group, generator, doc_id, issue_id) {key}, first on line {seen[key]}",
+                    )
+                seen[key] = line
+                rows.append(row)
     return rows
 
 

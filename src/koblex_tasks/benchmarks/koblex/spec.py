@@ -1,9 +1,17 @@
 """KoBLEX's spec: the task's facts in one place (see `koblex_tasks.spec`)."""
 
+from pathlib import Path
 from typing import Any
 
 from koblex_tasks.benchmarks.koblex.methods import KOBLEX_GRID
-from koblex_tasks.spec import BenchmarkSpec, ScorerSpec, StratumSpec, ValueSpec
+from koblex_tasks.spec import (
+    KNOWN_CORPORA,
+    BenchmarkSpec,
+    ScorerSpec,
+    StratumSpec,
+    ValueSpec,
+    load_known_corpora,
+)
 
 PAPER_RERANKER = "dragonkue/bge-reranker-v2-m3-ko"  # the cross-encoder of the official scripts
 
@@ -186,6 +194,9 @@ KOBLEX = BenchmarkSpec(
     subset_args=("hops",),
     replay_solvers=("koblex_tasks/replay",),
     full_corpus_size=FULL_CORPUS_SIZE,
+    # The shared partial rebuild (5,423 paragraphs) and, once `tools/register_full_corpus.py` has run at the
+    # pinned hub revision, the full pool. Any other fingerprint is an "unregistered corpus" board of its own.
+    corpus_fingerprints=load_known_corpora(Path(__file__).with_name(KNOWN_CORPORA)),
     paper_protocol={
         "solver": "parser",
         "k": 100,
