@@ -27,6 +27,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "judge_role",
         "prompts",
         "install",
+        "net",
     ),
     ("benchmarks",),  # each benchmark's declarations: spec, method grid, evidence record, issue trees
     ("corpus", "stats"),

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from koblex_tasks.conformance.server import send_json
 from koblex_tasks.corpus.rerank import StubOverlapReranker
 
 FIELDS = {"vllm": {"model", "query", "documents"}, "tei": {"query", "texts", "raw_scores"}}
@@ -61,12 +62,7 @@ def _handler(standin: StandIn) -> type[BaseHTTPRequestHandler]:
             pass
 
         def _send(self, status: int, body: Any) -> None:
-            data = json.dumps(body, allow_nan=True).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
+            send_json(self, status, body, allow_nan=True)
 
         def do_GET(self) -> None:
             if standin.engine == "tei" and self.path == "/info":

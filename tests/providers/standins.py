@@ -27,7 +27,7 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
-from koblex_tasks.conformance.server import completion
+from koblex_tasks.conformance.server import completion, send_json
 
 Reply = tuple[int, dict[str, Any]]
 Route = Callable[[str, dict[str, Any]], Reply]
@@ -79,12 +79,7 @@ def _handler(route: Route, models: list[str], lock: threading.Lock, received: li
             """Quiet: `received` is the log."""
 
         def _send(self, status: int, payload: dict[str, Any]) -> None:
-            data = json.dumps(payload, ensure_ascii=False).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
+            send_json(self, status, payload)
 
         def do_GET(self) -> None:
             if self.path.rstrip("/").endswith("/models"):

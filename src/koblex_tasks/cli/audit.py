@@ -247,14 +247,14 @@ def _pairs(labels: Path, logs: tuple[Path, ...]) -> list[tuple[LabellerSet, Labe
 @click.option(
     "--judges",
     is_flag=True,
-    help="`judge-audit legit --judges LOG...`: one table of every judge (rubric and Likert) vs the lawyers "
-    "and vs every other judge",
+    help="one table of every judge of the LOGs (rubric and Likert) vs the lawyers of LABELS.csv and vs every "
+    "other judge",
 )
 @click.option(
     "--lawyers",
     type=click.Path(path_type=Path),
     default=None,
-    help="with --judges: the lawyers' labels CSV (human_labels.csv); without it, judges only",
+    help="with the earlier form `judge-audit legit --judges LOG...` (judges only): the lawyers' labels CSV",
 )
 def judge_audit(
     labels: Path,
@@ -271,12 +271,19 @@ def judge_audit(
     With only a labels CSV holding two groups, it compares the groups (lawyer vs lawyer: the ceiling a judge
     can be held to). Each LOG adds a judge, compared with every group of the CSV.
 
-    `judge-audit legit --judges LOG... [--lawyers CSV]`: every judge of the LOGs (the rubric judge, and the
-    Likert judge where scored) against the lawyers and against each other, at issue and score level, with the
-    rubric-vs-Likert comparison; Markdown, or --json.
+    `judge-audit LABELS.csv LOG... --judges`: every judge of the LOGs (the rubric judge, and the Likert judge
+    where scored) against the lawyers of LABELS.csv and against each other, at issue and score level, with the
+    rubric-vs-Likert comparison; Markdown, or --json. (The earlier `judge-audit legit --judges LOG...
+    [--lawyers CSV]` is still read, and without --lawyers compares the judges only.)
     """
     if judges:
-        _judges_table(labels, logs, lawyers, as_json, n_boot, seed)
+        if str(labels) != "legit":  # one syntax: the labels CSV first, then the logs
+            if lawyers is not None:
+                raise click.UsageError(
+                    "--lawyers is LABELS.csv itself with --judges: give the lawyers' CSV once"
+                )
+            lawyers = labels
+        _judges_table(lawyers, logs, as_json, n_boot, seed)
         return
     if lawyers is not None:
         raise click.UsageError("--lawyers goes with --judges")
@@ -291,15 +298,11 @@ def judge_audit(
 
 
 def _judges_table(
-    benchmark: Path, logs: tuple[Path, ...], lawyers: Path | None, as_json: bool, n_boot: int, seed: int
+    lawyers: Path | None, logs: tuple[Path, ...], as_json: bool, n_boot: int, seed: int
 ) -> None:
-    """`judge-audit legit --judges LOG...`: see :mod:`koblex_tasks.audit.legit.judges`."""
+    """`judge-audit LABELS.csv LOG... --judges`: see :mod:`koblex_tasks.audit.legit.judges`."""
     from koblex_tasks.audit.legit.judges import compare_raters, format_markdown, load_raters
 
-    if str(benchmark) != "legit":
-        raise click.UsageError(
-            f"--judges compares LEGIT judges: `judge-audit legit --judges LOG...`, not {benchmark}"
-        )
     if not logs:
         raise click.UsageError("--judges needs at least one LOG")
     with reading("cannot read the judges"):

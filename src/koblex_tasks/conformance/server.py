@@ -70,18 +70,23 @@ def completion(body: dict[str, Any], model: str) -> dict[str, Any]:
     }
 
 
+def send_json(handler: BaseHTTPRequestHandler, status: int, payload: Any, allow_nan: bool = False) -> None:
+    """Answer a request with a JSON body (the local stand-in servers' one way to reply)."""
+    data = json.dumps(payload, ensure_ascii=False, allow_nan=allow_nan).encode()
+    handler.send_response(status)
+    handler.send_header("Content-Type", "application/json")
+    handler.send_header("Content-Length", str(len(data)))
+    handler.end_headers()
+    handler.wfile.write(data)
+
+
 def _handler(state: _State) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         def log_message(self, format: str, *args: Any) -> None:
             """Quiet: the recorded requests are the log."""
 
         def _send(self, status: int, payload: dict[str, Any]) -> None:
-            data = json.dumps(payload, ensure_ascii=False).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
+            send_json(self, status, payload)
 
         def do_GET(self) -> None:
             if self.path.rstrip("/").endswith("/models"):

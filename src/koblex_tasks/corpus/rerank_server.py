@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 import math
-import socket
 import time
 import urllib.error
 import urllib.request
@@ -29,6 +28,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from koblex_tasks.errors import SetupError
+from koblex_tasks.net import connection_problem
 
 REACH_TIMEOUT = 15.0  # the whole check of a URL where nothing listens: one line within this
 REQUEST_TIMEOUT = 600.0  # one rerank request of a busy engine (100 pairs of a large model on a shared GPU)
@@ -56,18 +56,7 @@ def refused_connection(url: str, timeout: float) -> str | None:
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         return f"'{url}' is not an http(s) URL"
-    try:
-        port = parts.port or (443 if parts.scheme == "https" else 80)
-        with socket.create_connection((parts.hostname, port), timeout=timeout):
-            return None
-    except ValueError:
-        return f"'{parts.netloc}' has no valid port"
-    except TimeoutError:
-        return f"no answer within {timeout:g} s"
-    except socket.gaierror:
-        return f"unknown host '{parts.hostname}'"
-    except OSError as exc:
-        return (exc.strerror or str(exc)).lower()
+    return connection_problem(parts, timeout)
 
 
 def _get_json(url: str, timeout: float) -> Any | None:

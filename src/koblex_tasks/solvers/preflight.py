@@ -21,7 +21,6 @@ import contextvars
 import importlib.util
 import json
 import os
-import socket
 import urllib.request
 from collections.abc import Iterator
 from urllib.parse import urlsplit
@@ -33,6 +32,7 @@ from koblex_tasks.corpus.retriever import RetrieverSettings, get_retriever
 from koblex_tasks.errors import DataError, SetupError
 from koblex_tasks.hub import HubUnavailableError
 from koblex_tasks.judge_role import ROLES_SET_BY_BUILDER, built_by_eval
+from koblex_tasks.net import connection_problem
 from koblex_tasks.solvers.rejections import watch_rejections
 
 CONNECT_TIMEOUT = 3.0
@@ -143,19 +143,7 @@ def unreachable(url: str, timeout: float = CONNECT_TIMEOUT) -> str | None:
         return None  # not a network address we know how to try
     if parts.scheme in urllib.request.getproxies() and not urllib.request.proxy_bypass(parts.hostname):
         return None  # the proxy, not a direct connection, reaches it
-    try:
-        port = parts.port or (443 if parts.scheme == "https" else 80)
-    except ValueError:
-        return f"'{parts.netloc}' has no valid port"
-    try:
-        with socket.create_connection((parts.hostname, port), timeout=timeout):
-            return None
-    except TimeoutError:
-        return f"no answer within {timeout:g} s"
-    except socket.gaierror:
-        return f"unknown host '{parts.hostname}'"
-    except OSError as exc:
-        return (exc.strerror or str(exc)).lower()
+    return connection_problem(parts, timeout)
 
 
 def served_name(name: str) -> str | None:

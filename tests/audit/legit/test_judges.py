@@ -153,4 +153,17 @@ def test_cli_markdown_and_json(judged, capsys) -> None:
     assert main([*args, "--json"]) == 0
     payload = json.loads(capsys.readouterr().out)
     assert len(payload["pairs"]) == 15 and payload["n_boot"] == 100
-    assert main(["judge-audit", "koblex", "--judges", *logs]) == 2  # a usage error
+    assert main(["judge-audit", "koblex", "--judges", *logs]) == 2  # no such labels file: one line, exit 2
+
+
+def test_cli_one_syntax_labels_first_equals_the_earlier_form(judged, capsys) -> None:
+    """`judge-audit LABELS.csv LOG... --judges` (the one documented syntax) prints what the earlier form did."""
+    from koblex_tasks.cli.main import main
+
+    logs = [str(judged["logs"]["a"]), str(judged["logs"]["b"])]
+    lawyers = str(judged["lawyers"])
+    assert main(["judge-audit", lawyers, *logs, "--judges", "--n-boot", "100"]) == 0
+    one = capsys.readouterr().out
+    assert main(["judge-audit", "legit", "--judges", *logs, "--lawyers", lawyers, "--n-boot", "100"]) == 0
+    assert capsys.readouterr().out == one and "| rater A | rater B |" in one
+    assert main(["judge-audit", lawyers, *logs, "--judges", "--lawyers", lawyers]) == 2  # given twice
