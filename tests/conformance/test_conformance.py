@@ -21,7 +21,7 @@ from koblex_tasks.prompts import load_prompt
 from tests.conftest import TINY_STATUTES, tiny_question, write_jsonl
 
 LINE = re.compile(
-    r"^(?P<name>\S+): calls identical (\d+)/(\d+), results identical (\d+)/(\d+), retrieval identical (\d+)/(\d+)$"
+    r"^(?P<name>\S+)(?: \((?P<version>\w+) scripts\))?: calls identical (\d+)/(\d+), results identical (\d+)/(\d+), retrieval identical (\d+)/(\d+)$"
 )
 VLLM_PARAMS = {
     "temperature": 0.0,
@@ -46,19 +46,15 @@ def per_file(out: str) -> dict[str, tuple[int, ...]]:
     for line in out.splitlines():
         match = LINE.match(line)
         if match:
-            found[match["name"]] = tuple(int(g) for g in match.groups()[1:])
+            found[match["name"]] = tuple(int(g) for g in match.groups()[2:])
     return found
 
 
 def test_every_official_recording_is_identical(shared_data: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    folder = shared_data / "koblex" / "official_requests"  # ParSeR: recorded from the refactored scripts
+    """As the docs run it: the ParSeR recordings (made from the refactored scripts) are matched to that version."""
+    folder = shared_data / "koblex" / "official_requests"
     code, out = conformance(
-        folder,
-        shared_data / "koblex" / "koblex.jsonl",
-        shared_data / "koblex" / "statutes.jsonl",
-        capsys,
-        "--parser-scripts",
-        "refactored",
+        folder, shared_data / "koblex" / "koblex.jsonl", shared_data / "koblex" / "statutes.jsonl", capsys
     )
     files = per_file(out)
     expected = {p.stem for p in folder.glob("*.jsonl") if not p.name.endswith(".retrieval.jsonl")}
@@ -66,6 +62,7 @@ def test_every_official_recording_is_identical(shared_data: Path, capsys: pytest
     for calls, n_calls, results, n_results, retrieval, n_retrieval in files.values():
         assert n_calls > 0 and (calls, results, retrieval) == (n_calls, n_results, n_retrieval), out
     assert code == 0 and "first difference" not in out, out
+    assert "parser_vllm (refactored scripts): calls identical 32/32" in out, out
 
 
 def test_parser_defaults_are_the_original_scripts_not_the_refactored(
@@ -74,8 +71,9 @@ def test_parser_defaults_are_the_original_scripts_not_the_refactored(
     """The default ParSeR differs from the refactored scripts' recording (prompts first), the switch does not."""
     folder = shared_data / "koblex" / "official_requests"
     data, corpus = shared_data / "koblex" / "koblex.jsonl", shared_data / "koblex" / "statutes.jsonl"
-    code, out = conformance(folder, data, corpus, capsys, "--only", "parser_vllm")
-    assert code == 1 and "parser_vllm: calls identical 0/32" in out, out
+    only = ("--only", "parser_vllm")
+    code, out = conformance(folder, data, corpus, capsys, *only, "--parser-scripts", "original")
+    assert code == 1 and "parser_vllm (original scripts): calls identical 0/32" in out, out
     assert "“Article 123”" in out  # the original scripts' system prompt
 
 
@@ -92,9 +90,9 @@ def test_parser_is_identical_to_the_original_scripts_recording(
         pytest.skip(f"{ORIGINAL_ENV} is not a folder of tools/record_official_requests.py --version original")
     data, corpus = shared_data / "koblex" / "koblex.jsonl", shared_data / "koblex" / "statutes.jsonl"
     code, out = conformance(folder, data, corpus, capsys)
-    assert (
-        code == 0
-        and "parser_vllm: calls identical 32/32, results identical 8/8, retrieval identical 16/16" in out
+    assert code == 0 and (
+        "parser_vllm (original scripts): calls identical 32/32, results identical 8/8, retrieval identical 16/16"
+        in out
     )
     code, out = conformance(folder, data, corpus, capsys, "--parser-scripts", "refactored")
     assert code == 1 and "first difference" in out, out  # the refactored switch is not the original scripts

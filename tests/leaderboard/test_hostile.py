@@ -380,7 +380,7 @@ def test_remove_needs_an_exact_run_and_an_answer(
     )
     assert remove(PARSER_NAME) == 2  # stdin is not a terminal and no --yes
     out, err = capsys.readouterr()
-    assert f"run #1 '{PARSER_NAME}'" in out and "226 items, 1356 scores" in out and "pass --yes" in err
+    assert f"run #1 '{PARSER_NAME}'" in out and "226 items, 2260 scores" in out and "pass --yes" in err
     assert remove("#1", answer="n\n") == 0 and "nothing deleted" in capsys.readouterr().out
     assert counts(one_run_db) == before
     assert remove(PARSER_NAME, answer="y\n") == 0 and "removed run #1" in capsys.readouterr().out

@@ -77,7 +77,8 @@ def test_seeded_store_rows(seeded_db: Path) -> None:
     c = counts(seeded_db)
     assert c["runs"] == 10
     assert c["items"] == 10 * 226
-    assert c["scores"] == 10 * 226 * 6  # provision P/R/F1/EM + token_f1 + empty_answer
+    # provision P/R/F1/EM + token_f1 + empty_answer + the retrieval funnel's four (task version 1.2.0)
+    assert c["scores"] == 10 * 226 * 10
     with sqlite3.connect(seeded_db) as conn:
         nulls = conn.execute(
             "SELECT r.name, COUNT(*) FROM scores s JOIN runs r USING (run_id) "

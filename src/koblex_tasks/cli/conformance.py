@@ -54,10 +54,11 @@ _EXISTING_FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
 )
 @click.option(
     "--parser-scripts",
-    type=click.Choice(["original", "refactored"]),
-    default="original",
+    type=click.Choice(["auto", "original", "refactored"]),
+    default="auto",
     show_default=True,
-    help="Which ParSeR scripts the parser fixtures recorded: our ParSeR runs with that version's switches.",
+    help="Which ParSeR scripts the parser fixtures recorded: our ParSeR runs with that version's switches "
+    "(auto: each version in turn; the report names the one compared).",
 )
 @click.option(
     "--log-dir",
@@ -93,7 +94,12 @@ def conformance(
     )
 
     click.echo(f"the released scripts' behaviours on (the traces' defaults off): {SCRIPT_RUNS}")
-    setup = Conformance(data, corpus, log_dir, {"parser": PARSER_SCRIPT_ARGS[parser_scripts]})
+    versions = (
+        PARSER_SCRIPT_ARGS
+        if parser_scripts == "auto"
+        else {parser_scripts: PARSER_SCRIPT_ARGS[parser_scripts]}
+    )
+    setup = Conformance(data, corpus, log_dir, versions={"parser": versions})
     with reading("cannot read the fixtures"):
         reports = run_folder(fixture_dir[0], setup, list(only) or None)
     for report in reports:

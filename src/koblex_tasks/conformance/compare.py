@@ -62,6 +62,7 @@ class FileReport:
     results: Tally = field(default_factory=Tally)
     retrieval: Tally = field(default_factory=Tally)
     error: str | None = None
+    version: str | None = None  # the script version compared with, where a method has several
 
     @property
     def ok(self) -> bool:
@@ -75,7 +76,8 @@ class FileReport:
         return None
 
     def summary(self) -> str:
-        head = f"{self.name}: " + ", ".join(
+        name = self.name if self.version is None else f"{self.name} ({self.version} scripts)"
+        head = f"{name}: " + ", ".join(
             (self.calls.line("calls"), self.results.line("results"), self.retrieval.line("retrieval"))
         )
         if self.error:

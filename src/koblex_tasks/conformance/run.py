@@ -11,7 +11,7 @@ for each query our solver recorded, to read the ids and scores it saw.
 import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -90,6 +90,9 @@ class Conformance:
     corpus: Path
     log_dir: Path | None = None
     solver_args: dict[str, dict[str, Any]] = field(default_factory=dict)  # per fixture method: switches
+    # per fixture method, script versions to try in turn (label -> switches): the first identical one is
+    # reported, else the one with the most identical calls; each report names the version it ran as
+    versions: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
 
 
 # The recordings of ParSeR's refactored scripts (the shared `official_requests`) compare with these switches;
@@ -243,7 +246,27 @@ def run_folder(folder: Path, setup: Conformance, only: list[str] | None = None) 
     """Every fixture of the folder (or those named in `only`), in name order."""
     fixtures = [f for f in read_folder(folder) if not only or f.name in only]
     with process_server() as server:
-        return [run_fixture(f, setup, server) for f in fixtures]
+        return [_run_versions(f, setup, server) for f in fixtures]
+
+
+def _run_versions(fixture: Fixture, setup: Conformance, server: ResponderServer) -> FileReport:
+    """The fixture against each script version its method has (a recording does not say which scripts
+    made it): the first identical one, else the closest, named in the report."""
+    versions = setup.versions.get(fixture.method)
+    if not versions:
+        return run_fixture(fixture, setup, server)
+    reports = []
+    for label, switches in versions.items():
+        args = {
+            **setup.solver_args,
+            fixture.method: {**setup.solver_args.get(fixture.method, {}), **switches},
+        }
+        report = run_fixture(fixture, replace(setup, solver_args=args), server)
+        report.version = label
+        if report.ok:
+            return report
+        reports.append(report)
+    return max(reports, key=lambda r: (r.error is None, r.calls.identical, r.results.identical))
 
 
 # Inspect's vLLM provider keeps a model's server URL for the whole process (one server per base model), so

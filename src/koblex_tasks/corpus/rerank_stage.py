@@ -12,15 +12,16 @@ never reorders anything; the caller's sort does.
 from __future__ import annotations
 
 import contextlib
+import sys
 import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 
 import anyio.from_thread
 
-from koblex_tasks._inspect_compat import current_sample_metadata, show_counter
 from koblex_tasks.corpus.cache import file_sha256
 from koblex_tasks.corpus.rerank import (
     DEFAULT_DTYPE,
@@ -82,9 +83,19 @@ class Tally:
         }
 
 
+def _inside_inspect() -> ModuleType | None:
+    """Inspect's helpers, only when a run has loaded Inspect: the retrieval path alone never imports it."""
+    if "inspect_ai" not in sys.modules:
+        return None
+    from koblex_tasks import _inspect_compat
+
+    return _inspect_compat
+
+
 def _record_in_sample(stage: dict[str, object], pairs: int, hits: int, scored: int, seconds: float) -> None:
     """Add one call's counts to the running sample's metadata (nothing outside a sample)."""
-    metadata = current_sample_metadata()
+    compat = _inside_inspect()
+    metadata = compat.current_sample_metadata() if compat is not None else None
     if metadata is None:
         return
     record = metadata.get(SAMPLE_KEY)
@@ -140,8 +151,11 @@ class RerankStage:
         rate = f", {done['pairs_per_s']} pairs/s" if done["pairs_per_s"] else ""
         line = f"{done['pairs']} pairs, {done['cache_hits']} cached{rate}"
         # outside a worker thread of the run's event loop there is no display to show it on
+        compat = _inside_inspect()
+        if compat is None:
+            return
         with contextlib.suppress(RuntimeError):
-            anyio.from_thread.run_sync(show_counter, "rerank", line)
+            anyio.from_thread.run_sync(compat.show_counter, "rerank", line)
 
 
 def _model_revision(model: str) -> str | None:

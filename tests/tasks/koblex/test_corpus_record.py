@@ -17,23 +17,29 @@ def identity(metadata: dict) -> RunIdentity:
 
 
 def test_the_recorded_corpus_wins_over_the_file_today(tiny_questions: Path, tiny_corpus: Path) -> None:
+    """Placement reads the fingerprint the run recorded: editing the file afterwards changes nothing."""
     meta = koblex(data=str(tiny_questions), corpus=str(tiny_corpus), reranker="none").metadata or {}
     recorded = meta["corpus"]
     tiny_corpus.write_text(tiny_corpus.read_text(encoding="utf-8") * 2, encoding="utf-8")  # edited later
     status, described = corpus_of(identity(meta), RETRIEVED)
-    assert status == "partial" and described["fingerprint"] == recorded["fingerprint"]
-    assert described["size"] == 5 and "recorded by the run" in described["kind"]
+    # a five-paragraph pool is none the benchmark registered: a board of its own, named by its fingerprint
+    assert status == "unregistered" and described["fingerprint"] == recorded["fingerprint"]
+    assert described["size"] == 5
 
 
-def test_logs_without_a_record_fall_back_and_say_so(tiny_corpus: Path) -> None:
+def test_logs_without_a_record_are_an_unknown_corpus(tiny_corpus: Path) -> None:
+    """Nothing is measured at submission: a log that recorded no fingerprint cannot be placed by a file."""
     legacy = {"retrieval": {"corpus": str(tiny_corpus), "lang": "ko"}}
     status, described = corpus_of(identity(legacy), RETRIEVED)
-    assert status == "partial" and described["size"] == 5
-    assert "log without a corpus record: measured at submission" in described["kind"]
-    hub_status, hub = corpus_of(identity({"retrieval": {"corpus": None}}), RETRIEVED)
-    assert hub_status == "full" and "assumed full" in hub["kind"]
-    full = {"corpus": {"source": "hf:JihyungL/KoBLEX-statute@main", "size": 233_544, "fingerprint": "f"}}
-    assert corpus_of(identity(full), RETRIEVED)[0] == "full"
+    assert status == "unknown" and "no corpus fingerprint" in described["kind"]
+    assert corpus_of(identity({"retrieval": {"corpus": None}}), RETRIEVED)[0] == "unknown"
+    # a recorded size and source never decide: an unregistered fingerprint claiming the full pool is not full
+    claimed = {"corpus": {"source": "hf:JihyungL/KoBLEX-statute@main", "size": 233_544, "fingerprint": "f"}}
+    assert corpus_of(identity(claimed), RETRIEVED)[0] == "unregistered"
+    partial = next(fp for fp, c in KOBLEX.corpus_fingerprints.items() if c.status == "partial")
+    registered = {"corpus": {"size": 1, "fingerprint": partial}}
+    status, described = corpus_of(identity(registered), RETRIEVED)
+    assert status == "partial" and described["size"] == KOBLEX.corpus_fingerprints[partial].size
 
 
 def test_a_closed_book_run_is_ranked_with_full_corpus_runs(tiny_questions: Path, tiny_corpus: Path) -> None:
