@@ -21,13 +21,12 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 from jsonschema import Draft202012Validator
 
-from koblex_tasks.conformance.server import completion, send_json
+from koblex_tasks.conformance.server import QuietJsonHandler, completion, serving
 
 Reply = tuple[int, dict[str, Any]]
 Route = Callable[[str, dict[str, Any]], Reply]
@@ -61,26 +60,12 @@ class StandIn:
 def serve(route: Route, models: list[str]) -> Iterator[StandIn]:
     """Serve `route` on an ephemeral loopback port until the block ends."""
     received: list[Received] = []
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(route, models, threading.Lock(), received))
-    server.daemon_threads = True
-    stand_in = StandIn(f"http://127.0.0.1:{server.server_address[1]}/v1", received)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield stand_in
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serving(_handler(route, models, threading.Lock(), received)) as port:
+        yield StandIn(f"http://127.0.0.1:{port}/v1", received)
 
 
 def _handler(route: Route, models: list[str], lock: threading.Lock, received: list[Received]) -> type:
-    class Handler(BaseHTTPRequestHandler):
-        def log_message(self, format: str, *args: Any) -> None:
-            """Quiet: `received` is the log."""
-
-        def _send(self, status: int, payload: dict[str, Any]) -> None:
-            send_json(self, status, payload)
-
+    class Handler(QuietJsonHandler):
         def do_GET(self) -> None:
             if self.path.rstrip("/").endswith("/models"):
                 listed = [{"id": m, "object": "model", "type": "model", "display_name": m} for m in models]

@@ -9,6 +9,8 @@ behind. `/v1/chat/completions` answers by the responder's rule (logprobs, when a
 import json
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
@@ -80,14 +82,32 @@ def send_json(handler: BaseHTTPRequestHandler, status: int, payload: Any, allow_
     handler.wfile.write(data)
 
 
+class QuietJsonHandler(BaseHTTPRequestHandler):
+    """The stand-in servers' request handler base: quiet (what they record is the log), replies in JSON."""
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Quiet: the recorded requests are the log."""
+
+    def _send(self, status: int, payload: Any) -> None:
+        send_json(self, status, payload)
+
+
+@contextmanager
+def serving(handler: type[BaseHTTPRequestHandler]) -> Iterator[int]:
+    """Serve `handler` on an ephemeral loopback port from a daemon thread until the block ends; yields the port."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield int(server.server_address[1])
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
 def _handler(state: _State) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        def log_message(self, format: str, *args: Any) -> None:
-            """Quiet: the recorded requests are the log."""
-
-        def _send(self, status: int, payload: dict[str, Any]) -> None:
-            send_json(self, status, payload)
-
+    class Handler(QuietJsonHandler):
         def do_GET(self) -> None:
             if self.path.rstrip("/").endswith("/models"):
                 self._send(200, {"object": "list", "data": [{"id": state.model, "object": "model"}]})
