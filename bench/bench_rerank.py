@@ -38,9 +38,11 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any, TypeVar
 
 ROOT = Path(__file__).resolve().parent.parent
 FULL_RUN_PAIRS = 226 * 3 * 100
+T = TypeVar("T")
 XLMR_LARGE = {
     "vocab_size": 250002,
     "hidden_size": 1024,
@@ -67,16 +69,18 @@ def _standin_module():  # type: ignore[no-untyped-def]
 
 
 def load_inputs(data: Path, samples: int, pairs: int, seed: int = 0) -> list[tuple[str, list[str]]]:
-    """`samples` real questions, each with `pairs` statute paragraphs drawn from the shared corpus."""
+    """`samples` real questions (seeded draw), each with its BM25 top-`pairs` paragraphs of the shared corpus
+    (the project's retriever, the paper's settings), as the texts the cross-encoder sees."""
+    from koblex_tasks.corpus.retriever import RetrieverSettings, get_retriever
+
     questions = [json.loads(line) for line in (data / "koblex/koblex.jsonl").open(encoding="utf-8")]
-    statutes = [json.loads(line) for line in (data / "koblex/statutes.jsonl").open(encoding="utf-8")]
-    texts = [f"{s.get('hierarchy', '')} {s.get('content', '')}".strip() for s in statutes]
-    rng = random.Random(seed)
-    chosen = rng.sample(questions, samples)
-    return [(str(q["question"]), rng.sample(texts, pairs)) for q in chosen]
+    chosen = [str(q["question"]) for q in random.Random(seed).sample(questions, samples)]
+    retriever = get_retriever(RetrieverSettings(corpus=str(data / "koblex/statutes.jsonl"), reranker="none"))
+    lists = retriever.search_many(chosen, pairs)
+    return [(q, [hit.provision.text for hit in hits]) for q, hits in zip(chosen, lists, strict=True)]
 
 
-def build_model(directory: Path, corpus_texts: Sequence[str]) -> Path:
+def build_model(directory: Path, corpus_texts: Sequence[str], layers: int = 24) -> Path:
     """The paper's reranker architecture at random weights, with a tokenizer trained on `corpus_texts`."""
     import transformers
     from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, processors, trainers
@@ -96,22 +100,28 @@ def build_model(directory: Path, corpus_texts: Sequence[str]) -> Path:
         cls_token="<s>", sep_token="</s>", model_max_length=8192,
     )  # fmt: skip
     transformers.set_seed(0)
-    model = transformers.XLMRobertaForSequenceClassification(transformers.XLMRobertaConfig(**XLMR_LARGE))
+    config = transformers.XLMRobertaConfig(**{**XLMR_LARGE, "num_hidden_layers": layers})
+    model = transformers.XLMRobertaForSequenceClassification(config)
     model.save_pretrained(directory)
     fast.save_pretrained(directory)
     return directory
 
 
 def concurrently(
-    score: Callable[[str, list[str]], list[float]], inputs: list[tuple[str, list[str]]]
-) -> float:
-    """Seconds for every sample's rerank call, one thread per sample, all started together."""
+    score: Callable[[T], list[float]], inputs: list[T]
+) -> tuple[float, list[list[float]], set[int]]:
+    """Seconds for every sample's rerank call, one thread per sample, all started together; the scores; and
+    the torch thread counts the calls saw (the same on every path, or the comparison is void)."""
+    import torch
+
     start = threading.Barrier(len(inputs) + 1)
     out: dict[int, list[float]] = {}
+    threads_seen: set[int] = set()
 
     def run(i: int) -> None:
         start.wait()
-        out[i] = score(*inputs[i])
+        out[i] = score(inputs[i])
+        threads_seen.add(torch.get_num_threads())
 
     threads = [threading.Thread(target=run, args=(i,)) for i in range(len(inputs))]
     for t in threads:
@@ -122,41 +132,71 @@ def concurrently(
         t.join()
     elapsed = time.perf_counter() - began
     assert len(out) == len(inputs)
-    return elapsed
+    return elapsed, [out[i] for i in range(len(inputs))], threads_seen
 
 
-def padded_tokens(lengths: list[list[int]], batch: int = 50) -> dict[str, int]:
-    """Tokens the model runs (padding included): each query's pairs in batches as given (serialised) vs all
-    pairs pooled and grouped by length (batched)."""
-    serial = sum(
-        max(ls[i : i + batch]) * len(ls[i : i + batch]) for ls in lengths for i in range(0, len(ls), batch)
-    )
-    pooled = sorted(x for ls in lengths for x in ls)
-    grouped = sum(
-        max(pooled[i : i + batch]) * len(pooled[i : i + batch]) for i in range(0, len(pooled), batch)
-    )
-    return {"real": len(pooled) and sum(pooled), "serialised": serial, "batched": grouped}
+def padded_tokens(lengths: list[list[int]], batch: int = 50, max_tokens: int = 8192) -> dict[str, int]:
+    """Tokens the model runs (padding included) on each path: each query's pairs in batches of `batch` as
+    given (serialised); each query's pairs sorted by length (length-sorted serialised); every query's pairs
+    pooled and sorted (batched)."""
+    from koblex_tasks.corpus.rerank_batch import length_batches
+
+    def cost(ls: list[int], batches: list[list[int]]) -> int:
+        return sum(len(b) * max(ls[i] for i in b) for b in batches)
+
+    pooled = [x for ls in lengths for x in ls]
+    return {
+        "real": sum(pooled),
+        "serialised": sum(
+            cost(ls, [list(range(i, min(i + batch, len(ls)))) for i in range(0, len(ls), batch)])
+            for ls in lengths
+        ),
+        "serialised_length_sorted": sum(cost(ls, length_batches(ls, max_tokens)) for ls in lengths),
+        "batched": cost(pooled, length_batches(pooled, max_tokens)),
+    }
 
 
-def top_of(scores: list[float], passages: list[str], top: int) -> list[int]:
-    """The first `top` passages in the official scripts' order (score, then passage text, descending)."""
-    return sorted(range(len(passages)), key=lambda i: (scores[i], passages[i]), reverse=True)[:top]
+def top_of(scores: list[float], passages: Sequence[object], top: int) -> list[int]:
+    """The first `top` passages in the retriever's order (score descending, then first-stage rank)."""
+    return sorted(range(len(passages)), key=lambda i: (-scores[i], i))[:top]
+
+
+def agreement(a: list[list[float]], b: list[list[float]], top: int) -> dict[str, object]:
+    """Per query: the same top `top` in the same order; the same set; and the largest score difference."""
+    orders = [(top_of(x, x, top), top_of(y, y, top)) for x, y in zip(a, b, strict=True)]
+    return {
+        "queries": len(orders),
+        "top": top,
+        "same_top_order": sum(p == q for p, q in orders) / len(orders),
+        "same_top_set": sum(set(p) == set(q) for p, q in orders) / len(orders),
+        "max_abs_diff": max(abs(u - v) for x, y in zip(a, b, strict=True) for u, v in zip(x, y, strict=True)),
+    }
 
 
 def bf16_agreement(model: str, inputs: list[tuple[str, list[str]]], top: int) -> dict[str, object]:
     """How often bfloat16 keeps float32's top `top` (same passages in the same order; same set) per query."""
     from koblex_tasks.corpus.rerank import CrossEncoderReranker
 
-    orders = {}
-    for dtype in ("float32", "bfloat16"):
-        encoder = CrossEncoderReranker(model, device=None, dtype=dtype)
-        orders[dtype] = [top_of(encoder.scores(q, ps), ps, top) for q, ps in inputs]
-    pairs = list(zip(orders["float32"], orders["bfloat16"], strict=True))
-    return {
-        "queries": len(pairs),
-        "same_top_order": sum(a == b for a, b in pairs) / len(pairs),
-        "same_top_set": sum(set(a) == set(b) for a, b in pairs) / len(pairs),
+    scores = {
+        dtype: [
+            CrossEncoderReranker(model, device=None, dtype=dtype).score_pairs([(q, p) for p in ps])
+            for q, ps in inputs
+        ]
+        for dtype in ("float32", "bfloat16")
     }
+    return agreement(scores["float32"], scores["bfloat16"], top)
+
+
+class _NotCalled:
+    """The cached path's scorer: every pair must come from the cache."""
+
+    name = "not-called"
+
+    def config(self) -> dict[str, object]:
+        return {"name": self.name}
+
+    def scores(self, query: str, passages: Sequence[str]) -> list[float]:
+        raise AssertionError("the cached path scored a pair")
 
 
 def main(argv: list[str] | None = None) -> dict[str, object]:
@@ -165,8 +205,15 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
         "--data", type=Path, default=Path(os.environ.get("KOBLEX_SHARED_DATA", ROOT.parent / "shared/data"))
     )
     parser.add_argument("--samples", type=int, default=8)
-    parser.add_argument("--pairs", type=int, default=12)
-    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--pairs", type=int, default=100, help="k: BM25 candidates per question")
+    parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("--warmup-pairs", type=int, default=16, help="pairs of one sample per path, untimed")
+    parser.add_argument("--threads", type=int, help="torch threads (default: torch's own)")
+    parser.add_argument(
+        "--layers", type=int, default=24, help="fewer for a quick smoke run (not the paper's)"
+    )
+    parser.add_argument("--bf16", action="store_true", help="also bfloat16 vs float32 at random weights")
+    parser.add_argument("--bf16-samples", type=int, default=2, help="questions the bfloat16 pass scores")
     parser.add_argument("--json", type=Path)
     parser.add_argument("--padding-only", action="store_true", help="only count the tokens each path runs")
     parser.add_argument(
@@ -176,75 +223,126 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
         "inputs (use --pairs 100 --samples 226)",
     )
     args = parser.parse_args(argv)
+    inputs = load_inputs(args.data, args.samples, args.pairs)
     if args.agreement:
-        agreed = bf16_agreement(args.agreement, load_inputs(args.data, args.samples, args.pairs), top=10)
+        agreed = bf16_agreement(args.agreement, inputs, top=10)
         print(json.dumps(agreed, indent=2))
         return agreed
 
     import torch
 
     from koblex_tasks.corpus.rerank import CrossEncoderReranker
-    from koblex_tasks.corpus.rerank_cache import ScoreCache
+    from koblex_tasks.corpus.rerank_batch import BatchQueue
+    from koblex_tasks.corpus.rerank_cache import ScoreCache, pair_key, scorer_identity
     from koblex_tasks.corpus.rerank_server import ServerReranker, probe_server
-    from koblex_tasks.corpus.rerank_stage import BatchedCrossEncoder, RerankStage
+    from koblex_tasks.corpus.rerank_stage import RerankStage
 
-    inputs = load_inputs(args.data, args.samples, args.pairs)
+    if args.threads:
+        torch.set_num_threads(args.threads)
     n_pairs = sum(len(p) for _, p in inputs)
     work = Path(tempfile.mkdtemp(prefix="bench-rerank-"))
     statutes = [json.loads(line) for line in (args.data / "koblex/statutes.jsonl").open(encoding="utf-8")]
     corpus_texts = [f"{s.get('hierarchy', '')} {s.get('content', '')}" for s in statutes] + [
         q for q, _ in inputs
     ]
-    model_dir = build_model(work / "model", corpus_texts)
-    if args.padding_only:
-        import transformers
-
-        tokenizer = transformers.AutoTokenizer.from_pretrained(model_dir)
-        counted = padded_tokens([[len(tokenizer(q, p)["input_ids"]) for p in ps] for q, ps in inputs])
-        print(json.dumps(counted))
-        return dict(counted)
-
+    model_dir = build_model(work / "model", corpus_texts, args.layers)
     encoder = CrossEncoderReranker(str(model_dir), device="cpu")
-    batched = BatchedCrossEncoder(encoder)
-    cached = RerankStage(batched, {"model": "bench", "revision": "random"}, ScoreCache(work / "cache"))
+    began = time.perf_counter()
+    encoded = [encoder.encode([(q, p) for p in ps]) for q, ps in inputs]  # pre-tokenised for every path
+    tokenise_s = time.perf_counter() - began
+    lengths = [[e.length for e in enc] for enc in encoded]
+    padding = padded_tokens(lengths, encoder.batch_size, encoder.max_batch_tokens)
+    if args.padding_only:
+        print(json.dumps(padding))
+        return dict(padding)
+
+    pools: list[int] = []  # pairs per pooled call of the batched path
+
+    def pooled(items: list[Any]) -> list[float]:
+        pools.append(len(items))
+        return encoder.forward_by_length(items)
+
+    queue = BatchQueue(pooled)
+    paths: dict[str, Callable[[list[Any]], list[float]]] = {
+        "serialised": encoder.forward_in_order,  # today's: one query at a time, batches of 50 as ranked
+        "serialised, length-sorted": encoder.forward_by_length,  # one query at a time, sorted
+        "batched": queue.submit,  # every waiting query's pairs pooled and sorted
+    }
+    for path in paths.values():  # warm: the model loaded, each path's first call out of the timing
+        path(encoded[0][: args.warmup_pairs])
+    times: dict[str, list[float]] = {name: [] for name in paths}
+    cpu_times: dict[str, list[float]] = {
+        name: [] for name in paths
+    }  # this process's CPU s: others' load aside
+    scores: dict[str, list[list[float]]] = {}
+    loads: dict[str, list[list[float]]] = {name: [] for name in paths}
+    threads_seen: set[int] = set()
+    names = list(paths)
+    for r in range(args.rounds):
+        for name in names[r % len(names) :] + names[: r % len(names)]:
+            before, cpu = os.getloadavg(), time.process_time()
+            seconds, scores[name], seen = concurrently(paths[name], encoded)
+            times[name].append(seconds)
+            cpu_times[name].append(time.process_time() - cpu)
+            threads_seen |= seen
+            loads[name].append([round(before[0], 2), round(os.getloadavg()[0], 2)])
+            print(
+                f"{name}: {seconds:.1f} s ({cpu_times[name][-1]:.1f} CPU s), load average {loads[name][-1]}",
+                file=sys.stderr,
+                flush=True,
+            )
+
+    # the cached path (a second run of a grid) and the engine client: on the texts, as a run calls them
+    identity: dict[str, object] = {"model": "bench", "revision": "random"}
+    cache = ScoreCache(work / "cache")
+    key = scorer_identity(identity)
+    cache.put_many(
+        {
+            pair_key(key, q, p): s
+            for (q, ps), ss in zip(inputs, scores["batched"], strict=True)
+            for p, s in zip(ps, ss, strict=True)
+        }
+    )
+    cached = RerankStage(_NotCalled(), identity, cache)
+    extra: dict[str, float] = {}
+    extra["cached"], _, _ = concurrently(lambda x: cached.scores(*x), inputs)
     with _standin_module().rerank_standin("vllm", model="bench") as server:
         engine = ServerReranker(probe_server(server.base_url, "bench"))
-        loaded = encoder._model.get()
-        lengths = [len(loaded.tokenizer(q, p)["input_ids"]) for q, ps in inputs for p in ps]
-        encoder.scores(*inputs[0])  # warm
-        cached.scores(*inputs[0])
-        for q, ps in inputs:  # the cache holds every pair: the "second run"
-            cached.scores(q, ps)
-        paths: dict[str, Callable[[str, list[str]], list[float]]] = {
-            "serialised": encoder.scores,
-            "batched": batched.scores,
-            "cached": cached.scores,
-            "engine (stand-in)": engine.scores,
-        }
-        load_before = os.getloadavg()
-        times: dict[str, list[float]] = {name: [] for name in paths}
-        names = list(paths)
-        for r in range(args.rounds):
-            for name in names[r % len(names) :] + names[: r % len(names)]:
-                times[name].append(concurrently(paths[name], inputs))
-        load_after = os.getloadavg()
+        extra["engine (stand-in)"], _, _ = concurrently(lambda x: engine.scores(*x), inputs)
 
     rates = {name: n_pairs / statistics.median(ts) for name, ts in times.items()}
+    rates |= {name: n_pairs / seconds for name, seconds in extra.items()}
     result: dict[str, object] = {
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-        "machine": f"{os.cpu_count()} CPU cores, torch {torch.__version__} ({torch.get_num_threads()} threads)",
-        "load_before": [round(x, 2) for x in load_before],
-        "load_after": [round(x, 2) for x in load_after],
+        "machine": f"{os.cpu_count()} CPU cores, torch {torch.__version__}",
+        "torch_threads": sorted(threads_seen),
+        "layers": args.layers,
+        "load_average_1min_before_after": loads,
         "samples": args.samples,
         "pairs_per_sample": args.pairs,
-        "median_tokens_per_pair": statistics.median(lengths),
-        "padded_tokens": padded_tokens(
-            [[len(loaded.tokenizer(q, p)["input_ids"]) for p in ps] for q, ps in inputs]
+        "rounds": args.rounds,
+        "median_tokens_per_pair": statistics.median(x for ls in lengths for x in ls),
+        "padded_tokens": padding,
+        "tokenise_s": round(tokenise_s, 3),
+        "batched_pool_sizes": pools[1:],  # the first is the warm-up
+        "seconds": {k: [round(t, 1) for t in v] for k, v in times.items()},
+        "cpu_seconds": {k: [round(t, 1) for t in v] for k, v in cpu_times.items()},
+        "batched_over_serialised_cpu": round(
+            statistics.median(cpu_times["serialised"]) / statistics.median(cpu_times["batched"]), 2
         ),
         "pairs_per_s": {k: round(v, 2) for k, v in rates.items()},
         "batched_over_serialised": round(rates["batched"] / rates["serialised"], 2),
+        "length_sorted_over_serialised": round(rates["serialised, length-sorted"] / rates["serialised"], 2),
+        "batched_vs_serialised_scores": agreement(scores["serialised"], scores["batched"], top=10),
         "full_parser_run_hours": {k: round(FULL_RUN_PAIRS / v / 3600, 2) for k, v in rates.items()},
     }
+    if args.bf16:
+        bf16 = CrossEncoderReranker(str(model_dir), device="cpu", dtype="bfloat16")
+        began = time.perf_counter()
+        some = encoded[: args.bf16_samples]
+        bf16_scores = [bf16.forward_by_length(enc) for enc in some]
+        result["bf16_pairs_per_s_sequential"] = round(sum(map(len, some)) / (time.perf_counter() - began), 2)
+        result["bf16_vs_fp32_random_weights"] = agreement(scores["batched"][: len(some)], bf16_scores, top=10)
     print(json.dumps(result, indent=2, ensure_ascii=False))
     if args.json:
         args.json.write_text(json.dumps(result, indent=2, ensure_ascii=False), encoding="utf-8")
