@@ -2,26 +2,38 @@
 
 Run by hand (needs the rerank extra; no download):
 
-    python bench/bench_rerank.py [--data ../shared/data] [--samples 8] [--pairs 12] [--rounds 2] [--json OUT]
+    python bench/bench_rerank.py [--data ../shared/data] [--samples 8] [--pairs 100] [--rounds 1] [--bf16]
+                                 [--threads N] [--json OUT]
 
 The model is the paper's reranker's architecture (`dragonkue/bge-reranker-v2-m3-ko`: XLM-RoBERTa-large, 24
 layers, hidden 1024, 16 heads, 250,002-token vocabulary, one label) at RANDOM weights built from its config:
-the same shapes cost the same time, whatever the weights. Its tokenizer is a Unigram model trained here on the
-shared statutes and questions (the real SentencePiece model is a download); the median tokens per pair is
-printed next to the issue's ~106 for the real one. Inputs: `--samples` real questions, each with `--pairs`
-statute paragraphs drawn (seeded) from the shared corpus, as concurrent samples each reranking its list:
+the same shapes cost the same time, whatever the weights (`--layers 2` keeps every shape but the depth: a quick
+smoke run, not the paper's cost). Its tokenizer is a Unigram model trained here on the shared statutes and
+questions (the real SentencePiece model is a download); the median tokens per pair is printed next to the
+issue's ~106 for the real one. Inputs: `--samples` real questions (seeded draw), each with its BM25 top
+`--pairs` paragraphs from the shared corpus (the project's retriever, the paper's settings; the rerank query is
+the question), as concurrent samples each reranking its list. Every pair is tokenised once before any timing
+(the same token ids for every path; the tokenisation's own time is printed), so the paths differ only in how
+the model runs them:
 
-- serialised: today's path, `CrossEncoderReranker.scores` under its lock, one query's pairs at a time in
-  batches of 50, one thread per sample;
-- batched: the same model instance behind the batching queue (`corpus.rerank_stage.BatchedCrossEncoder`),
-  one thread per sample: the queue pools the waiting samples' pairs and scores them grouped by length;
+- serialised: today's path, `CrossEncoderReranker.forward_in_order` under the model's lock: one query's pairs
+  at a time, in batches of 50 in BM25 order, each padded to its longest pair; one thread per sample;
+- serialised, length-sorted: one query at a time, its pairs sorted by length into micro-batches of bounded
+  padded tokens (`forward_by_length`): what sorting alone gains, without pooling samples;
+- batched: the batching queue (`corpus.rerank_batch.BatchQueue`) in front of `forward_by_length`: every
+  waiting sample's pairs pooled, sorted by length, cut into micro-batches (the in-process default);
 - cached: the stage with its score cache already holding the pairs (a second run of the grid);
 - engine: the client of `-T reranker_url` against a local stand-in engine (tests/corpus/rerank_standin.py)
   that scores with the stub formula: the client's and HTTP's own cost; a real engine adds its GPU time.
 
-Fair comparison: the same inputs for every path, the model warm (one call first), the paths interleaved round
-by round in a rotating order, torch on the machine's cores; the load average is printed before and after.
-The projection of a full ParSeR run is 226 questions x ~3 guesses x k=100 = 67,800 pairs at each path's rate.
+Fair comparison: the same token ids for every path, one torch thread count (printed, as every call saw it),
+each path warm (an untimed call of `--warmup-pairs` pairs first), the model paths interleaved round by round
+in a rotating order; per path the wall seconds, this process's CPU seconds (which the machine's other jobs do
+not inflate) and the 1-minute load average before and after. The batched scores are checked against the
+serialised ones (largest difference, same top 10). `--bf16` also scores `--bf16-samples` questions in
+bfloat16 and compares the top 10 with float32: at random weights, which says nothing about the trained
+model's agreement (`--agreement <local copy of the weights>` measures that). The projection of a full ParSeR
+run is 226 questions x ~3 guesses x k=100 = 67,800 pairs at each path's rate.
 """
 
 from __future__ import annotations
@@ -187,6 +199,30 @@ def bf16_agreement(model: str, inputs: list[tuple[str, list[str]]], top: int) ->
     return agreement(scores["float32"], scores["bfloat16"], top)
 
 
+def depth_check(shallow: Any, work: Path, corpus_texts: Sequence[str], pairs: list[Any]) -> dict[str, object]:
+    """The same pairs (one length-sorted call) at the bench's depth and at the paper's 24 layers, interleaved
+    twice: every layer has the same shapes, so the time should scale with the depth (embedding and classifier
+    are a fraction of one layer)."""
+    from koblex_tasks.corpus.rerank import CrossEncoderReranker
+
+    full = CrossEncoderReranker(str(build_model(work / "model24", corpus_texts)), device="cpu")
+    full.forward_by_length(pairs[:2])  # loaded and warm
+    cpu: dict[str, list[float]] = {"shallow": [], "full": []}
+    for _ in range(2):
+        for name, encoder in (("shallow", shallow), ("full", full)):
+            began = time.process_time()
+            encoder.forward_by_length(pairs)
+            cpu[name].append(time.process_time() - began)
+    layers = int(XLMR_LARGE["num_hidden_layers"])
+    shallow_layers = int(shallow._model.get().model.config.num_hidden_layers)
+    return {
+        "pairs": len(pairs),
+        "cpu_seconds": {k: [round(t, 2) for t in v] for k, v in cpu.items()},
+        "full_over_shallow_cpu": round(min(cpu["full"]) / min(cpu["shallow"]), 2),
+        "layers_ratio": round(layers / shallow_layers, 2),
+    }
+
+
 class _NotCalled:
     """The cached path's scorer: every pair must come from the cache."""
 
@@ -214,6 +250,13 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
     )
     parser.add_argument("--bf16", action="store_true", help="also bfloat16 vs float32 at random weights")
     parser.add_argument("--bf16-samples", type=int, default=2, help="questions the bfloat16 pass scores")
+    parser.add_argument(
+        "--depth-check",
+        type=int,
+        default=0,
+        metavar="PAIRS",
+        help="with --layers below 24: also time PAIRS pairs at that depth and at the full 24 layers",
+    )
     parser.add_argument("--json", type=Path)
     parser.add_argument("--padding-only", action="store_true", help="only count the tokens each path runs")
     parser.add_argument(
@@ -343,6 +386,8 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
         bf16_scores = [bf16.forward_by_length(enc) for enc in some]
         result["bf16_pairs_per_s_sequential"] = round(sum(map(len, some)) / (time.perf_counter() - began), 2)
         result["bf16_vs_fp32_random_weights"] = agreement(scores["batched"][: len(some)], bf16_scores, top=10)
+    if args.depth_check and args.layers < XLMR_LARGE["num_hidden_layers"]:
+        result["depth_check"] = depth_check(encoder, work, corpus_texts, encoded[0][: args.depth_check])
     print(json.dumps(result, indent=2, ensure_ascii=False))
     if args.json:
         args.json.write_text(json.dumps(result, indent=2, ensure_ascii=False), encoding="utf-8")
