@@ -43,6 +43,7 @@ import importlib.util
 import json
 import os
 import random
+import shutil
 import statistics
 import sys
 import tempfile
@@ -258,6 +259,12 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
         help="with --layers below 24: also time PAIRS pairs at that depth and at the full 24 layers",
     )
     parser.add_argument("--json", type=Path)
+    parser.add_argument(
+        "--keep",
+        type=Path,
+        metavar="DIR",
+        help="build the models here and keep them (default: a temp dir, removed)",
+    )
     parser.add_argument("--padding-only", action="store_true", help="only count the tokens each path runs")
     parser.add_argument(
         "--agreement",
@@ -272,6 +279,20 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
         print(json.dumps(agreed, indent=2))
         return agreed
 
+    if args.threads:
+        import torch
+
+        torch.set_num_threads(args.threads)
+    work = args.keep or Path(tempfile.mkdtemp(prefix="bench-rerank-"))
+    try:
+        return _timed(args, inputs, work)
+    finally:
+        if not args.keep:
+            shutil.rmtree(work, ignore_errors=True)  # the random models take gigabytes
+
+
+def _timed(args: argparse.Namespace, inputs: list[tuple[str, list[str]]], work: Path) -> dict[str, object]:
+    """Every path timed on `inputs`, with models built under `work`."""
     import torch
 
     from koblex_tasks.corpus.rerank import CrossEncoderReranker
@@ -280,10 +301,7 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
     from koblex_tasks.corpus.rerank_server import ServerReranker, probe_server
     from koblex_tasks.corpus.rerank_stage import RerankStage
 
-    if args.threads:
-        torch.set_num_threads(args.threads)
     n_pairs = sum(len(p) for _, p in inputs)
-    work = Path(tempfile.mkdtemp(prefix="bench-rerank-"))
     statutes = [json.loads(line) for line in (args.data / "koblex/statutes.jsonl").open(encoding="utf-8")]
     corpus_texts = [f"{s.get('hierarchy', '')} {s.get('content', '')}" for s in statutes] + [
         q for q, _ in inputs
@@ -387,7 +405,15 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
         result["bf16_pairs_per_s_sequential"] = round(sum(map(len, some)) / (time.perf_counter() - began), 2)
         result["bf16_vs_fp32_random_weights"] = agreement(scores["batched"][: len(some)], bf16_scores, top=10)
     if args.depth_check and args.layers < XLMR_LARGE["num_hidden_layers"]:
-        result["depth_check"] = depth_check(encoder, work, corpus_texts, encoded[0][: args.depth_check])
+        checked = depth_check(encoder, work, corpus_texts, encoded[0][: args.depth_check])
+        result["depth_check"] = checked
+        scale = float(checked["full_over_shallow_cpu"])  # type: ignore[arg-type]
+        result["projected_at_24_layers"] = {
+            "pairs_per_s": {k: round(v / scale, 2) for k, v in rates.items() if k in paths},
+            "full_parser_run_hours": {
+                k: round(FULL_RUN_PAIRS / v * scale / 3600, 1) for k, v in rates.items() if k in paths
+            },
+        }
     print(json.dumps(result, indent=2, ensure_ascii=False))
     if args.json:
         args.json.write_text(json.dumps(result, indent=2, ensure_ascii=False), encoding="utf-8")
