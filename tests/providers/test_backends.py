@@ -54,3 +54,20 @@ def test_a_rejection_is_the_servers_message_in_one_line() -> None:
         rejection_line("Error code: 429 - slow down") is None
     )  # rate limits are the client's retry business
     assert rejection_line("Error code: 500 - boom") is None and rejection_line("KeyError: 'x'") is None
+
+
+def test_an_anthropic_rejection_is_read_from_the_traceback() -> None:
+    """Inspect wraps anthropic's error: the status and message are on the traceback's last client line."""
+    message = "ModelGenerateError('\\nRequest: {...}\\n\\nBadRequestError(\\'400 seed: Extra inputs\\')')"
+    traceback = (
+        "Traceback (most recent call last):\n  File ...\n"
+        "anthropic.BadRequestError: 400 seed: Extra inputs are not permitted (path: /v1/messages)\n"
+        "inspect_ai.model._model.ModelGenerateError: \n"
+    )
+    line = rejection_line(message, "--model anthropic/claude-sonnet-4-5", traceback)
+    assert line is not None and line.startswith(
+        "--model anthropic/claude-sonnet-4-5: the server rejected the request (HTTP 400): "
+        "seed: Extra inputs are not permitted (path: /v1/messages);"
+    )
+    assert rejection_line(message, None, traceback.replace(": 400 ", ": 429 ")) is None
+    assert rejection_line("ModelGenerateError('boom')", None, "KeyError: 'x'") is None

@@ -173,3 +173,22 @@ def test_an_anthropic_model_passes_the_strict_messages_api(
         assert body["max_tokens"] == 2000
     [log] = logs(tmp_path)
     assert log.status == "success" and log.eval.metadata["backends"]["--model"]["chat_format"] == "user"
+
+
+def test_a_request_the_anthropic_api_rejects_stops_the_run_in_one_line(
+    tiny_questions: Path, tiny_corpus: Path, tmp_path: Path
+) -> None:
+    """The same one-line stop on another provider's client: a field the Messages API does not take (a seed)."""
+    pytest.importorskip("anthropic", reason="the anthropic extra: pip install -e '.[anthropic]'")
+    with strict_anthropic() as api:
+        run = inspect_eval(
+            *koblex(tiny_questions, tiny_corpus), "--model", "anthropic/claude-sonnet-4-5", "--limit", "1",
+            "-M", "extra_body={\"seed\": 0}", "--display", "none", cwd=tmp_path,
+            env={**OFFLINE, "ANTHROPIC_BASE_URL": api.base_url.removesuffix("/v1"), "ANTHROPIC_API_KEY": "x"},
+        )  # fmt: skip
+    assert api.rejected and not api.accepted
+    assert run.returncode == 1 and run.seconds < SECONDS, run.lines[-20:]
+    assert run.line.startswith(
+        "--model anthropic/claude-sonnet-4-5: the server rejected the request (HTTP 400): "
+    )
+    assert "seed" in run.line

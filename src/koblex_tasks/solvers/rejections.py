@@ -27,17 +27,26 @@ from inspect_ai.hooks import Hooks, RunEnd, SampleEnd, hooks
 from koblex_tasks._inspect_compat import under_inspect_cli
 from koblex_tasks.errors import SetupError
 
-# How the provider clients (openai, anthropic) word an HTTP error: "Error code: 400 - <body or message>".
-STATUS_ERROR = re.compile(r"Error code: (4\d\d) - (.*)", re.DOTALL)
+# How the provider clients word an HTTP error: openai's "Error code: 400 - <body or message>" (in the error's
+# message); anthropic's "anthropic.BadRequestError: 400 <message> (path: …)" (a line of the traceback).
+STATUS_ERRORS = (
+    re.compile(r"Error code: (4\d\d) - (.*)", re.DOTALL),
+    re.compile(r"^[\w.]*Error: (4\d\d) (.+)$", re.MULTILINE),
+)
 RETRIED = frozenset({408, 409, 429})  # timeouts, conflicts and rate limits: the client's retry business
 
 
-def rejection_line(error_message: str, model: str | None = None) -> str | None:
-    """One line for a 4xx the server answered (its own message), or None for any other error."""
-    found = STATUS_ERROR.search(error_message)
-    if found is None or int(found.group(1)) in RETRIED:
+def rejection_line(error_message: str, model: str | None = None, traceback: str = "") -> str | None:
+    """One line for a 4xx the server answered (its own message), or None for any other error; the error's
+    message is read first, then its traceback."""
+    texts = (error_message, traceback)
+    found = next((m for t in texts for p in STATUS_ERRORS if (m := p.search(t)) is not None), None)
+    if found is None:
         return None
-    status, detail = int(found.group(1)), _server_message(found.group(2).strip())
+    status_text, body = found.groups()
+    if int(status_text) in RETRIED:
+        return None
+    status, detail = int(status_text), _server_message(body.strip())
     who = f"{model}: " if model else ""
     return (
         f"{who}the server rejected the request (HTTP {status}): {detail}; nothing was retried, fix the setup "
@@ -77,7 +86,9 @@ class RejectedRequests(Hooks):
         error = data.sample.error
         if error is None or data.run_id in self.rejected:
             return
-        line = rejection_line(error.message, _sample_model(data)) or setup_error_line(error.traceback)
+        line = rejection_line(error.message, _sample_model(data), error.traceback) or setup_error_line(
+            error.traceback
+        )
         if line is None:
             return
         self.rejected[data.run_id] = line
