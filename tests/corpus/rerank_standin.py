@@ -20,7 +20,7 @@ from koblex_tasks.corpus.rerank import StubOverlapReranker
 
 FIELDS = {"vllm": {"model", "query", "documents"}, "tei": {"query", "texts", "raw_scores"}}
 # Ways to answer out of schema (`fault=`): each breaks one field of an otherwise good answer.
-FAULTS = ("schema", "nan", "missing", "duplicate", "out_of_range", "string_score")
+FAULTS = ("schema", "nan", "missing", "duplicate", "out_of_range", "string_score", "no_route", "not_json")
 
 
 @dataclass
@@ -28,6 +28,7 @@ class StandIn:
     engine: str = "vllm"
     model: str = "stub-overlap"
     fault: str | None = None
+    fault_after: int = 0  # good answers before the fault starts (1: the probe passes, the run's first fails)
     requests: list[dict[str, Any]] = field(default_factory=list)
     base_url: str = ""
 
@@ -36,22 +37,25 @@ class StandIn:
             return 422, {"error": f"unknown fields {sorted(set(body) - FIELDS[self.engine])}"}
         documents = body["documents"] if self.engine == "vllm" else body["texts"]
         scores = StubOverlapReranker().scores(body["query"], documents)
+        fault = self.fault if len(self.requests) > self.fault_after else None
+        if fault == "no_route":  # a server with no rerank route (a chat model's, say)
+            return 404, {"detail": "Not Found"}
         name = "relevance_score" if self.engine == "vllm" else "score"
         entries: list[dict[str, Any]] = [{"index": i, name: s} for i, s in enumerate(scores)]
         entries.sort(key=lambda e: -e[name])  # engines answer best first
-        if self.fault == "nan":
+        if fault == "nan":
             entries[0][name] = float("nan")
-        elif self.fault == "missing":
+        elif fault == "missing":
             entries.pop()
-        elif self.fault == "duplicate":
+        elif fault == "duplicate":
             entries[-1]["index"] = entries[0]["index"]
-        elif self.fault == "out_of_range":
+        elif fault == "out_of_range":
             entries[0]["index"] = len(documents)
-        elif self.fault == "string_score":
+        elif fault == "string_score":
             entries[0][name] = "0.5"
         if self.engine == "tei":
-            return 200, {"ranks": entries} if self.fault == "schema" else entries
-        if self.fault == "schema":
+            return 200, {"ranks": entries} if fault == "schema" else entries
+        if fault == "schema":
             return 200, {"data": [{"index": e["index"], "score": e[name]} for e in entries]}
         return 200, {"id": "rerank-0", "model": self.model, "results": entries, "usage": {"total_tokens": 0}}
 
@@ -81,17 +85,29 @@ def _handler(standin: StandIn) -> type[BaseHTTPRequestHandler]:
                 return
             body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
             standin.requests.append(body)
-            self._send(*standin.answer(body))
+            status, answer = standin.answer(body)
+            if standin.fault == "not_json" and len(standin.requests) > standin.fault_after:
+                self._send_text(200, "<html>rerank</html>")
+            else:
+                self._send(status, answer)
+
+        def _send_text(self, status: int, text: str) -> None:
+            data = text.encode("utf-8")
+            self.send_response(status)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
 
     return Handler
 
 
 @contextmanager
 def rerank_standin(
-    engine: str = "vllm", model: str = "stub-overlap", fault: str | None = None
+    engine: str = "vllm", model: str = "stub-overlap", fault: str | None = None, fault_after: int = 0
 ) -> Iterator[StandIn]:
     """A stand-in engine on a free local port for the block; `base_url` is what `-T reranker_url=` takes."""
-    standin = StandIn(engine, model, fault)
+    standin = StandIn(engine, model, fault, fault_after)
     server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(standin))
     server.daemon_threads = True
     suffix = "/v1" if engine == "vllm" else ""

@@ -176,3 +176,48 @@ def test_pairs_of_many_queries_scored_by_length_equal_the_serialised_scores(tiny
         CrossEncoderReranker(str(tiny_cross_encoder), dtype="float16")
     bf16 = CrossEncoderReranker(str(tiny_cross_encoder), device="cpu", dtype="bfloat16")
     assert bf16.scores(queries[0], passages) == pytest.approx(expected[: len(passages)][::-1], abs=0.05)
+
+
+def test_length_batches_sort_by_length_and_bound_padded_tokens() -> None:
+    from koblex_tasks.corpus.rerank_batch import length_batches
+
+    lengths = [7, 3, 9, 3, 40, 5, 9, 2, 8]
+    batches = length_batches(lengths, max_tokens=20)
+    flat = [i for batch in batches for i in batch]
+    assert sorted(flat) == list(range(len(lengths)))  # every pair once
+    assert [lengths[i] for i in flat] == sorted(lengths) and flat.index(1) < flat.index(3)  # stable
+    for batch in batches:
+        padded = len(batch) * max(lengths[i] for i in batch)
+        assert padded <= 20 or len(batch) == 1  # a pair longer than the bound runs alone
+    assert batches == [[7, 1, 3, 5], [0, 8], [2, 6], [4]]
+    assert length_batches([], 10) == []
+
+
+def test_the_batching_queue_pools_concurrent_queries_by_length_with_the_unbatched_scores(
+    tiny_cross_encoder: Path,
+) -> None:
+    """Concurrent samples through one queue, scored in length-sorted micro-batches of few tokens: each caller
+    gets its own scores in its own order, equal to the one-query-at-a-time path's up to float noise."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from koblex_tasks.corpus.rerank_batch import BatchQueue
+
+    encoder = CrossEncoderReranker(str(tiny_cross_encoder), device="cpu", max_batch_tokens=64)
+    passages = [statute_key(r) for r in TINY_STATUTES]
+    samples = [
+        (q, passages[i:] + passages[:i])
+        for i, q in enumerate(["강도 상해", "운송물 인도 후 손해배상", "혼인", "q"])
+    ]
+    unbatched = [encoder.scores(q, ps) for q, ps in samples]
+    forwarded: list[list[list[int]]] = []
+    original = encoder.forward
+    encoder.forward = lambda encoded, batches: forwarded.append(batches) or original(encoded, batches)  # type: ignore[method-assign]
+    queue = BatchQueue(encoder.score_pairs, wait_s=0.5)
+    with ThreadPoolExecutor(len(samples)) as pool:
+        batched = list(pool.map(lambda s: queue.scores(*s), samples))
+    assert len(forwarded) == 1 and len(forwarded[0]) > 1  # one pooled call, several micro-batches
+    for got, want, (_, ps) in zip(batched, unbatched, samples, strict=True):
+        assert got == pytest.approx(want, abs=1e-5)
+        top = sorted(range(len(ps)), key=lambda i: -want[i])[:3]
+        assert sorted(range(len(ps)), key=lambda i: -got[i])[:3] == top
+    assert sorted(batched[0]) != sorted(batched[1])  # the callers' scores are not interchangeable

@@ -69,10 +69,18 @@ FIRST_BAD_FIELD = {
     ("vllm", "nan"): "results[0].relevance_score: nan is not a finite number",
     ("vllm", "missing"): "has no score",
     ("vllm", "duplicate"): "ranked twice",
-    ("vllm", "out_of_range"): "results[0].index: 2 is not a document index",
+    ("vllm", "out_of_range"): "results[0].index: {n} is not a document index",
     ("vllm", "string_score"): "results[0].relevance_score: '0.5' is not a finite number",
+    ("vllm", "no_route"): "HTTP 404",
+    ("vllm", "not_json"): "the answer is not JSON",
     ("tei", "schema"): "not a list of ranks",
     ("tei", "nan"): "[0].score: nan is not a finite number",
+    ("tei", "missing"): "ranks: document",
+    ("tei", "duplicate"): "ranked twice",
+    ("tei", "out_of_range"): "[0].index: {n} is not a document index",
+    ("tei", "string_score"): "[0].score: '0.5' is not a finite number",
+    ("tei", "no_route"): "HTTP 404",
+    ("tei", "not_json"): "the answer is not JSON",
 }
 
 
@@ -80,11 +88,25 @@ FIRST_BAD_FIELD = {
 def test_out_of_schema_answers_fail_before_the_first_sample_naming_server_and_field(
     engine: str, fault: str
 ) -> None:
-    assert fault in FAULTS
+    assert {f for e, f in FIRST_BAD_FIELD if e == engine} == set(FAULTS)  # every fault, both engines
     with rerank_standin(engine, fault=fault) as server, pytest.raises(RerankServerError) as raised:
         build_stage(RerankSetup("stub-overlap", url=server.base_url, cache=False))
     message = str(raised.value)
-    assert server.base_url in message and FIRST_BAD_FIELD[engine, fault] in message and "\n" not in message
+    expected = FIRST_BAD_FIELD[engine, fault].format(n=2)  # the probe's two documents
+    assert server.base_url in message and expected in message and "\n" not in message
+
+
+@pytest.mark.parametrize(("engine", "fault"), sorted(FIRST_BAD_FIELD))
+def test_a_bad_answer_mid_run_is_refused_never_replaced_by_the_first_stage_order(
+    engine: str, fault: str
+) -> None:
+    with rerank_standin(engine, fault=fault, fault_after=1) as server:
+        stage = build_stage(RerankSetup("stub-overlap", url=server.base_url, cache=False))  # the probe passes
+        with pytest.raises(RerankServerError) as raised:
+            stage.scores(QUERY, PASSAGES)
+    message = str(raised.value)
+    expected = FIRST_BAD_FIELD[engine, fault].format(n=len(PASSAGES))
+    assert server.base_url in message and expected in message and "\n" not in message
 
 
 def test_parse_scores_puts_scores_in_document_order() -> None:

@@ -14,10 +14,12 @@ queue (`corpus.rerank_batch`).
 
 import importlib.util
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
 from koblex_tasks.corpus.models import LazyModel, LoadedModel, install_hint, load_transformers
+from koblex_tasks.corpus.rerank_batch import length_batches
 from koblex_tasks.hub import hub_unavailable
 from koblex_tasks.install import pip_extra
 
@@ -30,6 +32,22 @@ _UNBOUNDED = 2**31 - 1  # a tokenizer without a maximum (transformers' 1e30 sent
 INSTALL_HINT = install_hint("the cross-encoder reranker", "rerank", "reranker=none")
 RERANKER_OFF = "-T reranker=none"
 WEIGHT_FILES = ("model.safetensors", "model.safetensors.index.json", "pytorch_model.bin")
+MAX_BATCH_TOKENS = 8192  # padded tokens per micro-batch of the length-sorted path (bounds its activations)
+
+
+@dataclass(frozen=True)
+class Encoded:
+    """One pair's model inputs as the tokenizer gives them (name -> token ids), unpadded and hashable, so
+    that a pair tokenised once can be pooled, deduplicated and sorted by length."""
+
+    features: tuple[tuple[str, tuple[int, ...]], ...]
+
+    @property
+    def length(self) -> int:
+        return len(self.features[0][1])
+
+    def as_dict(self) -> dict[str, list[int]]:
+        return {name: list(ids) for name, ids in self.features}
 
 
 class Reranker(Protocol):
@@ -77,6 +95,7 @@ class CrossEncoderReranker:
         batch_size: int = 50,
         max_length: int | None = None,
         dtype: str = DEFAULT_DTYPE,
+        max_batch_tokens: int = MAX_BATCH_TOKENS,
     ) -> None:
         """`max_length` None: the tokenizer's own maximum (the official code's); an int cuts there. `dtype`:
         float32 (the official code's) or bfloat16 (a named speed setting)."""
@@ -84,7 +103,8 @@ class CrossEncoderReranker:
             raise ValueError(f"reranker_dtype must be one of {', '.join(DTYPES)}, got {dtype!r}")
         self.model_name = model
         self.device = device
-        self.batch_size = batch_size
+        self.batch_size = batch_size  # pairs per batch of the serialised path
+        self.max_batch_tokens = max_batch_tokens
         self.max_length = max_length
         self.dtype = dtype
         self._model = LazyModel(self._load)
@@ -109,40 +129,52 @@ class CrossEncoderReranker:
         own = getattr(loaded.tokenizer, "model_max_length", None)
         return int(own) if isinstance(own, int | float) and own < _UNBOUNDED else _UNBOUNDED
 
-    def score_pairs(self, pairs: list[tuple[str, str]]) -> list[float]:
-        """Scores of many pairs (of any queries) in their order, run in batches of similar length: padding
-        a batch to its longest pair is what a batch of mixed lengths wastes."""
+    def encode(self, pairs: Sequence[tuple[str, str]]) -> list[Encoded]:
+        """Each pair's model inputs (token ids and the like), cut at the limit, unpadded."""
         if not pairs:
             return []
-        with self._model.use() as loaded:
-            limit = self._limit(loaded)
-            queries, passages = [q for q, _ in pairs], [p for _, p in pairs]
-            lengths = loaded.tokenizer(queries, passages, truncation=True, max_length=limit)["input_ids"]
-            order = sorted(range(len(pairs)), key=lambda i: len(lengths[i]))
-            out = [0.0] * len(pairs)
-            with loaded.torch.inference_mode():
-                for start in range(0, len(order), self.batch_size):
-                    chunk = order[start : start + self.batch_size]
-                    enc = loaded.inputs(
-                        [queries[i] for i in chunk], [passages[i] for i in chunk], max_length=limit
-                    )
-                    logits = loaded.model(**enc).logits.view(-1).float()
-                    for i, score in zip(chunk, loaded.torch.sigmoid(logits).tolist(), strict=True):
-                        out[i] = score
-            return out
+        with self._model.use() as loaded:  # a fast tokenizer is not safe to share between threads
+            features = loaded.tokenizer(
+                [q for q, _ in pairs], [p for _, p in pairs], truncation=True, max_length=self._limit(loaded)
+            )
+            return [
+                Encoded(tuple((name, tuple(ids[i])) for name, ids in features.items()))
+                for i in range(len(pairs))
+            ]
+
+    def forward(self, encoded: Sequence[Encoded], batches: list[list[int]]) -> list[float]:
+        """The scores of `encoded` in their order, the model run once per batch of indices (each batch padded
+        to its longest pair, as the tokenizer pads)."""
+        out = [0.0] * len(encoded)
+        with self._model.use() as loaded, loaded.torch.inference_mode():
+            for batch in batches:
+                enc = loaded.tokenizer.pad(
+                    [encoded[i].as_dict() for i in batch], padding=True, return_tensors="pt"
+                ).to(loaded.device)
+                logits = loaded.model(**enc).logits.view(-1).float()
+                for i, score in zip(batch, loaded.torch.sigmoid(logits).tolist(), strict=True):
+                    out[i] = score
+        return out
+
+    def forward_in_order(self, encoded: Sequence[Encoded]) -> list[float]:
+        """The serialised path's batching: consecutive runs of `batch_size` pairs, in the order given."""
+        n, size = len(encoded), self.batch_size
+        return self.forward(
+            encoded, [list(range(start, min(start + size, n))) for start in range(0, n, size)]
+        )
+
+    def forward_by_length(self, encoded: Sequence[Encoded]) -> list[float]:
+        """The pairs sorted by length and cut into micro-batches of at most `max_batch_tokens` padded tokens
+        (`length_batches`): a batch of mixed lengths pays for padding every pair to its longest."""
+        return self.forward(encoded, length_batches([e.length for e in encoded], self.max_batch_tokens))
+
+    def score_pairs(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
+        """Scores of many pairs (of any queries) in their order, run in micro-batches of similar length."""
+        return self.forward_by_length(self.encode(pairs))
 
     def scores(self, query: str, passages: Sequence[str]) -> list[float]:
-        if not passages:
-            return []
-        with self._model.use() as loaded:
-            out: list[float] = []
-            with loaded.torch.inference_mode():
-                for start in range(0, len(passages), self.batch_size):
-                    batch = list(passages[start : start + self.batch_size])
-                    enc = loaded.inputs([query] * len(batch), batch, max_length=self._limit(loaded))
-                    logits = loaded.model(**enc).logits.view(-1).float()
-                    out.extend(loaded.torch.sigmoid(logits).tolist())
-            return out
+        """One query's scores, its pairs run in the order given (the serialised path)."""
+        return self.forward_in_order(self.encode([(query, p) for p in passages]))
 
 
 def get_reranker(name: str | None, device: str | None = None, dtype: str = DEFAULT_DTYPE) -> Reranker:

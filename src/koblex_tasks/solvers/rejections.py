@@ -1,4 +1,5 @@
-"""A request the model's server rejects (HTTP 4xx) stops an `inspect eval` run in one line with a non-zero exit.
+"""A request the model's server rejects (HTTP 4xx) stops an `inspect eval` run in one line with a non-zero exit;
+so does a setup error of ours raised inside a sample (a rerank engine answering out of schema mid-run).
 
 Inspect records such a sample error, fails the eval (its default `fail_on_error`), prints the provider client's
 traceback and exits 0 (`inspect eval` reports success whatever the log's status; only `eval-set` says). A
@@ -16,6 +17,7 @@ looks hooks up again at each event.
 from __future__ import annotations
 
 import ast
+import pydoc
 import re
 import sys
 
@@ -23,6 +25,7 @@ import rich
 from inspect_ai.hooks import Hooks, RunEnd, SampleEnd, hooks
 
 from koblex_tasks._inspect_compat import under_inspect_cli
+from koblex_tasks.errors import SetupError
 
 # How the provider clients word an HTTP error: openai's "Error code: 400 - <body or message>" (in the error's
 # message); anthropic's "anthropic.BadRequestError: 400 <message> (path: …)" (a line of the traceback).
@@ -51,6 +54,17 @@ def rejection_line(error_message: str, model: str | None = None, traceback: str 
     )
 
 
+def setup_error_line(traceback: str) -> str | None:
+    """The message of a `SetupError` of ours that ended a sample (the traceback's last line names its class),
+    or None: such an error will recur on every sample (a rerank engine that answers out of schema)."""
+    last = traceback.rstrip().rsplit("\n", 1)[-1]
+    name, _, message = last.partition(": ")
+    if not name.startswith("koblex_tasks.") or not message:
+        return None
+    found = pydoc.locate(name)
+    return message if isinstance(found, type) and issubclass(found, SetupError) else None
+
+
 def _server_message(body: str) -> str:
     """The `message` of an error body the client printed as a dict (OpenAI's and Anthropic's shapes)."""
     try:
@@ -72,7 +86,9 @@ class RejectedRequests(Hooks):
         error = data.sample.error
         if error is None or data.run_id in self.rejected:
             return
-        line = rejection_line(error.message, _sample_model(data), error.traceback)
+        line = rejection_line(error.message, _sample_model(data), error.traceback) or setup_error_line(
+            error.traceback
+        )
         if line is None:
             return
         self.rejected[data.run_id] = line

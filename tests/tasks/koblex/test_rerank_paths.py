@@ -71,12 +71,14 @@ def test_a_second_identical_run_scores_its_pairs_from_the_cache(
     assert hits >= 0.9 * pairs and pairs == _counts(first)[0]
 
 
-@pytest.mark.parametrize("fault", [None, "nan"])
+@pytest.mark.parametrize(("fault", "after"), [(None, 0), ("nan", 0), ("nan", 1)])
 def test_the_cli_refuses_a_bad_reranker_url_in_one_line_before_any_sample(
-    shared_data: Path, tmp_path: Path, fault: str | None
+    shared_data: Path, tmp_path: Path, fault: str | None, after: int
 ) -> None:
+    """Nothing listening, or a bad answer to the probe: no sample runs. A bad answer mid-run (`after` 1: the
+    probe passed): the run stops with the same one line, never a silent fallback to the BM25 order."""
     data = shared_data / "koblex"
-    with rerank_standin("vllm", fault=fault) as server:
+    with rerank_standin("vllm", fault=fault, fault_after=after) as server:
         url = (
             server.base_url
             if fault
@@ -92,7 +94,8 @@ def test_the_cli_refuses_a_bad_reranker_url_in_one_line_before_any_sample(
     assert result.returncode != 0 and "Traceback" not in result.stderr + result.stdout
     assert len(lines) == 1 and url in lines[0]
     assert ("relevance_score: nan" if fault else "cannot connect") in lines[0]
-    assert not list(tmp_path.glob("*.eval"))  # no sample ran
+    if not after:
+        assert not list(tmp_path.glob("*.eval"))  # no sample ran
 
 
 def test_the_reranker_and_a_vllm_server_inspect_starts_on_one_gpu_are_warned_of(
@@ -127,3 +130,17 @@ def test_the_reranker_and_a_vllm_server_inspect_starts_on_one_gpu_are_warned_of(
     )
     monkeypatch.setenv("VLLM_BASE_URL", "http://gpu-box:8000/v1")  # a running server: not Inspect's to start
     assert warn(RerankSetup("bge", device="cuda:3")) is None
+
+
+def test_only_our_setup_errors_stop_a_run_from_a_sample() -> None:
+    from koblex_tasks.solvers.rejections import setup_error_line
+
+    line = "rerank server http://h/v1: results[0].relevance_score: nan is not a finite number"
+    ours = f'Traceback (most recent call last):\n  File "x.py"\nkoblex_tasks.corpus.rerank_server.RerankServerError: {line}\n'
+    assert setup_error_line(ours) == line
+    assert setup_error_line(ours.replace("RerankServerError", "NoSuchError")) is None
+    assert (
+        setup_error_line("Traceback\nkoblex_tasks.corpus.rerank_stage.RerankStage: not an exception") is None
+    )
+    assert setup_error_line("Traceback\nValueError: something else") is None
+    assert setup_error_line("Traceback\nkoblex_tasks.errors.DataError: bad row") is None  # not a SetupError
