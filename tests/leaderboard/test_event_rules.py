@@ -1,0 +1,125 @@
+"""The event rules (issue 32): a rank is earned by what happened in the run, for any solver.
+
+Each test makes its own log (the official questions and the shared corpus, three items, the scripted
+`koblexmock` model) with a plug-in solver from `event_solvers.py`, then submits it through the real CLI. A
+solver that answers without the model, puts the reference answer or an unretrieved gold provision into the
+model's prompt, or predicts provisions no recorded retrieval returned is refused with the first offending
+sample and the rule; one that retrieves through the package's retriever and answers from the model is stored.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from inspect_ai import eval as inspect_eval
+from inspect_ai.log import read_eval_log, write_eval_log
+from inspect_ai.solver import Solver
+
+from koblex_tasks.cli.leaderboard import leaderboard_main
+from koblex_tasks.corpus.events import RETRIEVAL_EVENT
+from koblex_tasks.tasks.koblex.task import koblex
+from tests.leaderboard import event_solvers
+from tests.leaderboard.test_submit import counts
+
+LIMIT = 3
+
+
+@pytest.fixture(scope="module")
+def paths(shared_data: Path) -> dict[str, str]:
+    koblex_dir = shared_data / "koblex"
+    return {"data": str(koblex_dir / "koblex.jsonl"), "corpus": str(koblex_dir / "statutes.jsonl")}
+
+
+def run(paths: dict[str, str], solver: Solver, log_dir: Path) -> Path:
+    task = koblex(data=paths["data"], corpus=paths["corpus"], reranker="none")
+    [log] = inspect_eval(
+        task, model="koblexmock/m", solver=solver, limit=LIMIT, log_dir=str(log_dir), display="none"
+    )
+    assert log.status == "success", log.error
+    return Path(log.location)
+
+
+def submitted(log: Path, db: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    before = counts(db) if db.exists() else None
+    code = leaderboard_main(["submit", "--db", str(db), "--allow-subset", str(log)])
+    err = capsys.readouterr().err
+    if code != 0 and before is not None:
+        assert counts(db) == before, "a refused run must store nothing"
+    return code, err
+
+
+def reason(err: str) -> str:
+    """The refusal's one reason line."""
+    lines = [line for line in err.splitlines() if line.strip().startswith("- ")]
+    assert len(lines) == 1, err
+    return lines[0]
+
+
+def test_a_plug_in_solver_that_retrieves_and_asks_the_model_is_accepted(
+    paths: dict[str, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log = run(paths, event_solvers.earned(), tmp_path / "logs")
+    samples = read_eval_log(str(log)).samples or []
+    recorded = [e for s in samples for e in s.events if e.event == "info" and e.source == RETRIEVAL_EVENT]
+    assert len(recorded) == LIMIT  # one retrieval per sample, recorded by the retriever, not the solver
+    assert all(len(e.data["returned"]) == 3 and e.data["query"] for e in recorded)
+    code, err = submitted(log, tmp_path / "db.sqlite", capsys)
+    assert code == 0, err
+
+
+def test_the_peeking_solver_is_refused_by_the_answer_rule(
+    paths: dict[str, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log = run(paths, event_solvers.peek_without_model(paths["data"]), tmp_path / "logs")
+    code, err = submitted(log, tmp_path / "db.sqlite", capsys)
+    assert code == 1
+    line = reason(err)
+    assert "sample 'qa_19_1hop_28' (epoch 1) breaks the event rule answer:" in line
+    assert "is not in the output of any call to the evaluated model koblexmock/m" in line
+
+
+def test_the_target_in_the_prompt_is_refused(
+    paths: dict[str, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log = run(paths, event_solvers.target_in_prompt(), tmp_path / "logs")
+    code, err = submitted(log, tmp_path / "db.sqlite", capsys)
+    assert code == 1
+    assert "breaks the event rule reference: a model input contains the reference answer" in reason(err)
+
+
+def test_an_unretrieved_gold_provision_in_the_prompt_is_refused(
+    paths: dict[str, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log = run(paths, event_solvers.gold_in_prompt(paths["data"]), tmp_path / "logs")
+    code, err = submitted(log, tmp_path / "db.sqlite", capsys)
+    assert code == 1
+    assert "reference: a model input contains a gold provision's text" in reason(err)
+
+
+@pytest.mark.parametrize("make", ["forged_evidence", "unrecorded_search"])
+def test_provisions_no_recorded_retrieval_returned_are_refused(
+    make: str, paths: dict[str, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = (paths["data"],) if make == "forged_evidence" else ()
+    log = run(paths, getattr(event_solvers, make)(*args), tmp_path / "logs")
+    code, err = submitted(log, tmp_path / "db.sqlite", capsys)
+    assert code == 1
+    line = reason(err)
+    assert "breaks the event rule provisions: predicted provision" in line
+    assert "was not returned by any retrieval the package's retriever recorded" in line
+
+
+def test_a_log_of_an_older_task_version_without_retrieval_events_is_told_to_re_run(
+    paths: dict[str, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The genuine run, its retrieval events dropped and its version set back to 1.2.0 (what older logs are)."""
+    log = read_eval_log(str(run(paths, event_solvers.earned(), tmp_path / "logs")))
+    log.eval.task_version = "1.2.0"
+    for sample in log.samples or []:
+        sample.events = [e for e in sample.events if not (e.event == "info" and e.source == RETRIEVAL_EVENT)]
+    old = tmp_path / "old.eval"
+    write_eval_log(log, str(old))
+    code, err = submitted(old, tmp_path / "db.sqlite", capsys)
+    assert code == 1
+    assert "did not record retrievals: re-run with task version >= 1.3.0" in reason(err)
