@@ -22,6 +22,7 @@ provisions rule: the refusal says which version to re-run with.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cache
@@ -32,7 +33,7 @@ from typing import Any
 
 from inspect_ai.log import EvalLog, EvalSample, read_eval_log_samples
 
-from koblex_tasks.containment import normalised, scan
+from koblex_tasks.containment import digest, normalised
 from koblex_tasks.corpus.events import RETRIEVAL_EVENT
 from koblex_tasks.logs.identity import RunIdentity
 from koblex_tasks.logs.references import manifest_for
@@ -45,9 +46,15 @@ MIN_TARGET_CHARS = 16  # a shorter reference answer ("예", "No") occurs in inpu
 SHOWN_CHARS = 80
 
 
+PLACEHOLDER = re.compile(r"\$\{?[A-Za-z_][A-Za-z0-9_]*\}?")
+MIN_FRAGMENT_CHARS = 8  # shorter pieces of a prompt file between placeholders cover nothing
+INPUT_PARTS = re.compile(r"\n|: ")  # a sample input's lines, and a labelled line's text ("질문: ...")
+
+
 @cache
-def prompt_text() -> str:
-    """Every prompt file the package ships, normalised and joined (few-shot examples may quote statutes)."""
+def prompt_fragments() -> tuple[str, ...]:
+    """The text of every prompt file the package ships, cut at its placeholders and normalised: what a
+    genuine prompt holds besides the sample's text (few-shot examples may quote statutes and answers)."""
 
     def walk(node: Traversable) -> Iterator[str]:
         for child in node.iterdir():
@@ -56,27 +63,37 @@ def prompt_text() -> str:
             elif child.name.endswith(".txt"):
                 yield child.read_text("utf-8")
 
-    return "\n".join(normalised(t) for t in sorted(walk(resources.files("koblex_tasks.prompts"))))
-
-
-@cache
-def _prompt_windows(length: int) -> frozenset[str]:
-    return frozenset(scan(prompt_text(), [length]))
+    pieces = {
+        normalised(piece)
+        for text in walk(resources.files("koblex_tasks.prompts"))
+        for piece in PLACEHOLDER.split(text)
+    }
+    return tuple(sorted(p for p in pieces if len(p) >= MIN_FRAGMENT_CHARS))
 
 
 @dataclass
 class Seen:
-    """What the model could see without peeking, so far in one sample."""
+    """What the model could see without peeking, so far in one sample (normalised): the sample's input, what
+    the evaluated model wrote, what recorded retrievals returned, and the package's prompt files."""
 
-    texts: list[str] = field(default_factory=list)  # input, earlier outputs, returned provisions
-    returned: set[str] = field(default_factory=set)  # keys returned by recorded retrievals
+    texts: list[str] = field(default_factory=list)
+    returned: set[str] = field(default_factory=set)  # key hashes returned by recorded retrievals
 
-    def contains(self, needle: str) -> bool:
-        return any(needle in normalised(t) for t in self.texts) or needle in prompt_text()
+    def add(self, text: str) -> None:
+        self.texts.append(normalised(text))
 
-    def windows(self, lengths: set[int]) -> set[str]:
-        found = set().union(*(_prompt_windows(n) for n in lengths))
-        return found.union(*(scan(t, lengths) for t in self.texts))
+    def holds(self, needle: str) -> bool:
+        return any(needle in t for t in self.texts) or any(needle in t for t in prompt_fragments())
+
+    def covered(self, text: str) -> bytearray:
+        """Per character of `text` (normalised), 1 where an occurrence of something seen covers it."""
+        mask = bytearray(len(text))
+        for piece in (*self.texts, *prompt_fragments()):
+            at = text.find(piece) if piece else -1
+            while at >= 0:
+                mask[at : at + len(piece)] = b"\x01" * len(piece)
+                at = text.find(piece, at + 1)
+        return mask
 
 
 def _input_text(event: Any) -> str:
@@ -88,18 +105,38 @@ def _is_evaluated(event: Any, model: str) -> bool:
     return event.role is None and str(event.model) == model
 
 
-def _gold_hits(text: str, gold: list[dict[str, Any]], returned: set[str], exempt: Seen) -> str | None:
-    """The first gold provision (its key hash) whose window occurs in `text` though no retrieval returned it."""
-    pending = [g for g in gold if g["key"] not in returned]
+def _gold_in(text: str, gold: list[dict[str, Any]], seen: Seen) -> str | None:
+    """The key hash of the first gold provision no recorded retrieval returned that has a window in `text`
+    made of more than what was seen (a window covered, character by character, by seen text is not a copy)."""
+    pending = [g for g in gold if g["key"] not in seen.returned]
     if not pending:
         return None
-    lengths = {int(g["chars"]) for g in pending}
-    found = scan(text, lengths)
-    hits = [g for g in pending if found.intersection(g["windows"])]
+    norm = normalised(text)
+    starts = [0, *(i + 1 for i, ch in enumerate(norm) if ch == " ")]
+    hits = [
+        (i, n, g)
+        for n in sorted({int(g["chars"]) for g in pending})
+        for i in starts
+        if i + n <= len(norm)
+        for g in pending
+        if int(g["chars"]) == n and digest(norm[i : i + n]) in g["windows"]
+    ]
     if not hits:
         return None
-    allowed = exempt.windows(lengths)
-    return next((g["key"] for g in hits if (found - allowed).intersection(g["windows"])), None)
+    mask = seen.covered(norm)
+    for i, n, g in hits:
+        if any(not mask[j] and norm[j] != " " for j in range(i, i + n)):
+            return str(g["key"])
+    return None
+
+
+def _problem_in(text: str, target: str, gold: list[dict[str, Any]], seen: Seen, what: str) -> str | None:
+    """The reference rule on one text the solver sent (a model input, a retrieval query)."""
+    if len(target) >= MIN_TARGET_CHARS and target in normalised(text) and not seen.holds(target):
+        return f"reference: {what} contains the reference answer (Sample.target)"
+    if gold and (key := _gold_in(text, gold, seen)) is not None:
+        return f"reference: {what} contains a gold provision's text (key hash {key}) before any recorded retrieval returned it"
+    return None
 
 
 def sample_problem(
@@ -111,34 +148,31 @@ def sample_problem(
     check_predictions: bool,
 ) -> str | None:
     """The rule this sample breaks (one line), or None."""
-    target = sample.target if isinstance(sample.target, str) else "\n".join(sample.target)
-    target_norm = normalised(target)
-    seen = Seen(
-        texts=[sample.input if isinstance(sample.input, str) else "\n".join(m.text for m in sample.input)]
-    )
+    target = normalised(sample.target if isinstance(sample.target, str) else "\n".join(sample.target))
+    seen = Seen()
+    given = sample.input if isinstance(sample.input, str) else "\n".join(m.text for m in sample.input)
+    for piece in INPUT_PARTS.split(given):  # prompts show background and question apart, or joined
+        if len(piece.strip()) >= MIN_FRAGMENT_CHARS:
+            seen.add(piece)
     outputs: list[str] = []
+    keys: set[str] = set()  # returned by recorded retrievals
     for event in sample.events:
         if event.event == "info" and event.source == RETRIEVAL_EVENT and isinstance(event.data, dict):
-            returned = event.data.get("returned")
-            keys = [str(k) for k in returned] if isinstance(returned, list) else []
-            seen.returned.update(keys)
-            seen.texts.extend(keys)
-        elif event.event == "model" and event.role is None:
-            text = _input_text(event)
-            if (
-                len(target_norm) >= MIN_TARGET_CHARS
-                and target_norm in normalised(text)
-                and not seen.contains(target_norm)
+            query, returned = event.data.get("query"), event.data.get("returned")
+            if isinstance(query, str) and (
+                why := _problem_in(query, target, gold, seen, "a retrieval query")
             ):
-                return "reference: a model input contains the reference answer (Sample.target)"
-            if gold and (key := _gold_hits(text, gold, _hashed(seen.returned), seen)) is not None:
-                return (
-                    f"reference: a model input contains a gold provision's text (key hash {key}) before any "
-                    "recorded retrieval returned it"
-                )
+                return why
+            for key in returned if isinstance(returned, list) else []:
+                seen.returned.add(digest(str(key)))
+                seen.add(str(key))
+                keys.add(str(key))
+        elif event.event == "model" and event.role is None:
+            if why := _problem_in(_input_text(event), target, gold, seen, "a model input"):
+                return why
             if _is_evaluated(event, model) and event.output is not None:
                 outputs.append(event.output.completion)
-                seen.texts.append(event.output.completion)
+                seen.add(event.output.completion)
     wanted = normalised(answer)
     if wanted and not any(wanted in normalised(o) for o in outputs):
         return (
@@ -146,19 +180,13 @@ def sample_problem(
             f"the evaluated model {model} in this sample"
         )
     if check_predictions:
-        missing = [k for k in predicted if k not in seen.returned]
+        missing = [k for k in predicted if k not in keys]
         if missing:
             return (
                 f"provisions: predicted provision {printable(missing[0][:SHOWN_CHARS])!r} was not returned by any "
                 "retrieval the package's retriever recorded in this sample"
             )
     return None
-
-
-def _hashed(keys: set[str]) -> set[str]:
-    from koblex_tasks.containment import digest
-
-    return {digest(k) for k in keys}
 
 
 def check_event_rules(path: Path, log: EvalLog, run: RunIdentity) -> dict[str, Any] | str:
