@@ -237,11 +237,7 @@ class Retriever:
         return [self._fuse(b, d, k) for b, d in zip(lexical, semantic, strict=True)]
 
     def rerank(self, query: str, hits: list[Hit], top: int, ties: TieOrder = "first_stage") -> list[Hit]:
-        """Reorder `hits` by the reranker's score for `query` and keep `top` (equal scores: `ties`).
-
-        Without a reranker, the first `top` hits as they came."""
-        if self.reranker.name == "none":
-            return hits[:top]
+        """Reorder `hits` by the reranker's score for `query` and keep `top` (equal scores: `ties`)."""
         texts = [h.provision.text for h in hits]  # what the model sees
         scores = self.reranker.scores(query, texts)
         if ties == "text":

@@ -189,9 +189,12 @@ def sample_problem(
     return None
 
 
-def check_event_rules(path: Path, log: EvalLog, run: RunIdentity) -> dict[str, Any] | str:
+def check_event_rules(
+    path: Path, log: EvalLog, run: RunIdentity, replayed: str | None = None
+) -> dict[str, Any] | str:
     """Every sample against the rules: what was read (the run's provenance), or the one-line refusal naming
-    the first offending sample."""
+    the first offending sample. `replayed`: the log says it replays released outputs and the benchmark has no
+    manifest to verify them by (LEGIT): no model wrote its answers, so the answer rule cannot apply."""
     benchmark = find_benchmark(run.spec.task)
     answer_of = benchmark.answer if benchmark is not None and benchmark.answer else None
     manifest = manifest_for(run.spec.name)
@@ -210,6 +213,7 @@ def check_event_rules(path: Path, log: EvalLog, run: RunIdentity) -> dict[str, A
         for sample in samples:
             store = sample.store or {}
             answer = answer_of(sample) if answer_of else (sample.output.completion if sample.output else "")
+            answer = "" if replayed else answer
             predicted = [str(k) for key in prediction_keys for k in (store.get(key) or [])]
             why = sample_problem(
                 sample,
@@ -227,7 +231,17 @@ def check_event_rules(path: Path, log: EvalLog, run: RunIdentity) -> dict[str, A
     except Exception as exc:  # an unreadable sample is a refusal, never a crash
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         return f"its samples' events cannot be read: {printable(first[:200])}"
-    return {"event_rules": "passed", "samples": counts[0], "model_calls": counts[1], "retrievals": counts[2]}
+    passed = {
+        "event_rules": "passed",
+        "samples": counts[0],
+        "model_calls": counts[1],
+        "retrievals": counts[2],
+    }
+    if replayed:
+        passed["answer_rule"] = (
+            f"not applied: released outputs ({replayed}) the benchmark has no manifest for"
+        )
+    return passed
 
 
 def _old(run: RunIdentity, version: str, why: str) -> str:

@@ -87,6 +87,8 @@ def rerank_as_scripts(
     (`key=lambda x: x[0]`, a stable sort): equal scores keep the first-stage order (`ties="first_stage"`).
     Which one decides the candidates shown when scores tie.
     """
+    if retriever.reranker.name == "none":
+        return hits[:top]
     return retriever.rerank(query, hits, top, ties)
 
 
