@@ -9,6 +9,8 @@ sample and the rule; one that retrieves through the package's retriever and answ
 
 from __future__ import annotations
 
+import json
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -123,3 +125,27 @@ def test_a_log_of_an_older_task_version_without_retrieval_events_is_told_to_re_r
     code, err = submitted(old, tmp_path / "db.sqlite", capsys)
     assert code == 1
     assert "did not record retrievals: re-run with task version >= 1.3.0" in reason(err)
+
+
+def test_build_stops_at_a_stored_run_without_a_record_of_the_rules(
+    paths: dict[str, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A run stored before the event rules (or an edited row) is named by `build`, exit 2, no site written."""
+    db = tmp_path / "db.sqlite"
+    code, err = submitted(run(paths, event_solvers.earned(), tmp_path / "logs"), db, capsys)
+    assert code == 0, err
+    assert (
+        leaderboard_main(["build", "--db", str(db), "--out", str(tmp_path / "site"), "--resamples", "200"])
+        == 0
+    )
+    capsys.readouterr()
+    with sqlite3.connect(db) as con:
+        [(text,)] = con.execute("SELECT provenance FROM runs").fetchall()
+        provenance = json.loads(text)
+        del provenance["verification"]["events"]
+        con.execute("UPDATE runs SET provenance = ?", (json.dumps(provenance),))
+    out = tmp_path / "site2"
+    assert leaderboard_main(["build", "--db", str(db), "--out", str(out), "--resamples", "200"]) == 2
+    err = capsys.readouterr().err
+    assert "run #1" in err and "has no record of passing the event rules" in err
+    assert not (out / "index.html").exists()
