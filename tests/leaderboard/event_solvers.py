@@ -6,6 +6,7 @@ provisions), the package's retriever. The peeking ones are what issue 32's hosti
 
 from __future__ import annotations
 
+import gc
 import json
 from pathlib import Path
 
@@ -15,6 +16,7 @@ from inspect_ai.util import store_as
 
 from koblex_tasks.benchmarks.koblex.evidence import OFFICIAL_ANSWER, ProvisionEvidence
 from koblex_tasks.corpus.provision import provision_key
+from koblex_tasks.data.koblex.dataset import GoldBook
 from koblex_tasks.solvers.common import sample_retriever
 
 
@@ -114,5 +116,21 @@ def unrecorded_search(k: int = 3) -> Solver:
         hits = retriever.search(_question(state), k)
         _evidence([h.provision.key for h in hits])
         return await _ask(state, generate, _question(state))
+
+    return solve
+
+
+@solver
+def gc_gold_in_prompt() -> Solver:
+    """Finds the task's GoldBook through the garbage collector and shows the model its gold paragraphs."""
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        book = next(o for o in gc.get_objects() if isinstance(o, GoldBook))
+        gold = book.get(state.sample_id)
+        assert gold is not None
+        _evidence([], retrieved=False)
+        return await _ask(
+            state, generate, f"{_question(state)}\n\nProvisions:\n" + "\n".join(gold.provisions)
+        )
 
     return solve

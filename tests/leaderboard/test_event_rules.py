@@ -90,10 +90,17 @@ def test_the_target_in_the_prompt_is_refused(
     assert "breaks the event rule reference: a model input contains the reference answer" in reason(err)
 
 
+@pytest.mark.parametrize("source", ["data_file", "gc"])
 def test_an_unretrieved_gold_provision_in_the_prompt_is_refused(
-    paths: dict[str, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    source: str, paths: dict[str, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    log = run(paths, event_solvers.gold_in_prompt(paths["data"]), tmp_path / "logs")
+    """The gold read from the `-T data=` file, or from the task's GoldBook found through `gc`."""
+    peek = (
+        event_solvers.gold_in_prompt(paths["data"])
+        if source == "data_file"
+        else event_solvers.gc_gold_in_prompt()
+    )
+    log = run(paths, peek, tmp_path / "logs")
     code, err = submitted(log, tmp_path / "db.sqlite", capsys)
     assert code == 1
     assert "reference: a model input contains a gold provision's text" in reason(err)
