@@ -70,53 +70,36 @@ def test_a_plug_in_solver_that_retrieves_and_asks_the_model_is_accepted(
     assert code == 0, err
 
 
-def test_the_peeking_solver_is_refused_by_the_answer_rule(
-    paths: dict[str, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    log = run(paths, event_solvers.peek_without_model(paths["data"]), tmp_path / "logs")
+def refusal(log: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> str:
+    """Submit `log`, expect a refusal (exit 1, nothing stored) and return its one reason."""
     code, err = submitted(log, tmp_path / "db.sqlite", capsys)
-    assert code == 1
-    line = reason(err)
-    assert "sample 'qa_19_1hop_28' (epoch 1) breaks the event rule answer:" in line
-    assert "is not in the output of any call to the evaluated model koblexmock/m" in line
+    assert code == 1, err
+    return reason(err)
 
 
-def test_the_target_in_the_prompt_is_refused(
-    paths: dict[str, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+NO_RETRIEVAL = "was not returned by any retrieval the package's retriever recorded"
+GOLD_TEXT = "breaks the event rule reference: a model input contains a gold provision's text"
+# solver (its arguments: the data file or none) -> what its refusal says
+PEEKERS = {
+    # the issue's peeker: "Answer: <target>" with no model call, gold provisions as evidence
+    "peek_without_model": (True, ["sample 'qa_19_1hop_28' (epoch 1) breaks the event rule answer:",
+                                  "is not in the output of any call to the evaluated model koblexmock/m"]),
+    "target_in_prompt": (False, ["breaks the event rule reference: a model input contains the reference answer"]),
+    "gold_in_prompt": (True, [GOLD_TEXT]),  # the gold read from the `-T data=` file
+    "gc_gold_in_prompt": (False, [GOLD_TEXT]),  # the gold of the task's GoldBook, found through `gc`
+    "forged_evidence": (True, ["breaks the event rule provisions: predicted provision", NO_RETRIEVAL]),
+    "unrecorded_search": (False, ["breaks the event rule provisions: predicted provision", NO_RETRIEVAL]),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", sorted(PEEKERS))
+def test_a_solver_that_peeks_is_refused_with_the_first_sample_and_the_rule(
+    name: str, paths: dict[str, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    log = run(paths, event_solvers.target_in_prompt(), tmp_path / "logs")
-    code, err = submitted(log, tmp_path / "db.sqlite", capsys)
-    assert code == 1
-    assert "breaks the event rule reference: a model input contains the reference answer" in reason(err)
-
-
-@pytest.mark.parametrize("source", ["data_file", "gc"])
-def test_an_unretrieved_gold_provision_in_the_prompt_is_refused(
-    source: str, paths: dict[str, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    """The gold read from the `-T data=` file, or from the task's GoldBook found through `gc`."""
-    peek = (
-        event_solvers.gold_in_prompt(paths["data"])
-        if source == "data_file"
-        else event_solvers.gc_gold_in_prompt()
-    )
-    log = run(paths, peek, tmp_path / "logs")
-    code, err = submitted(log, tmp_path / "db.sqlite", capsys)
-    assert code == 1
-    assert "reference: a model input contains a gold provision's text" in reason(err)
-
-
-@pytest.mark.parametrize("make", ["forged_evidence", "unrecorded_search"])
-def test_provisions_no_recorded_retrieval_returned_are_refused(
-    make: str, paths: dict[str, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    args = (paths["data"],) if make == "forged_evidence" else ()
-    log = run(paths, getattr(event_solvers, make)(*args), tmp_path / "logs")
-    code, err = submitted(log, tmp_path / "db.sqlite", capsys)
-    assert code == 1
-    line = reason(err)
-    assert "breaks the event rule provisions: predicted provision" in line
-    assert "was not returned by any retrieval the package's retriever recorded" in line
+    takes_data, says = PEEKERS[name]
+    peek = getattr(event_solvers, name)(*([paths["data"]] if takes_data else []))
+    line = refusal(run(paths, peek, tmp_path / "logs"), tmp_path, capsys)
+    assert all(part in line for part in says), line
 
 
 def test_a_log_of_an_older_task_version_without_retrieval_events_is_told_to_re_run(
@@ -129,9 +112,7 @@ def test_a_log_of_an_older_task_version_without_retrieval_events_is_told_to_re_r
         sample.events = [e for e in sample.events if not (e.event == "info" and e.source == RETRIEVAL_EVENT)]
     old = tmp_path / "old.eval"
     write_eval_log(log, str(old))
-    code, err = submitted(old, tmp_path / "db.sqlite", capsys)
-    assert code == 1
-    assert "did not record retrievals: re-run with task version >= 1.3.0" in reason(err)
+    assert "did not record retrievals: re-run with task version >= 1.3.0" in refusal(old, tmp_path, capsys)
 
 
 def test_build_stops_at_a_stored_run_without_a_record_of_the_rules(
