@@ -9,16 +9,18 @@ Hashes are 64-bit BLAKE2b: a reference text cannot be read back from them, only 
 """
 
 import hashlib
+import sys
 import unicodedata
 from collections.abc import Iterable
 
 WINDOW_CHARS = 32
+# Every format character (zero-width, bidi controls), dropped by one `str.translate`.
+_FORMAT = dict.fromkeys(c for c in range(sys.maxunicode + 1) if unicodedata.category(chr(c)) == "Cf")
 
 
 def normalised(text: str) -> str:
     """NFKC, format characters (zero-width, bidi) dropped, whitespace collapsed to one space, case folded."""
-    text = unicodedata.normalize("NFKC", text)
-    return " ".join("".join(ch for ch in text if unicodedata.category(ch) != "Cf").split()).casefold()
+    return " ".join(unicodedata.normalize("NFKC", text).translate(_FORMAT).split()).casefold()
 
 
 def digest(text: str) -> str:

@@ -113,13 +113,16 @@ def _gold_in(text: str, gold: list[dict[str, Any]], seen: Seen) -> str | None:
         return None
     norm = normalised(text)
     starts = [0, *(i + 1 for i, ch in enumerate(norm) if ch == " ")]
+    by_window: dict[int, dict[str, list[dict[str, Any]]]] = {}  # length -> window hash -> provisions
+    for g in pending:
+        for h in g["windows"]:
+            by_window.setdefault(int(g["chars"]), {}).setdefault(h, []).append(g)
     hits = [
         (i, n, g)
-        for n in sorted({int(g["chars"]) for g in pending})
+        for n, table in by_window.items()
         for i in starts
         if i + n <= len(norm)
-        for g in pending
-        if int(g["chars"]) == n and digest(norm[i : i + n]) in g["windows"]
+        for g in table.get(digest(norm[i : i + n]), ())
     ]
     if not hits:
         return None
