@@ -16,10 +16,12 @@ from pathlib import Path
 import pytest
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import read_eval_log, write_eval_log
-from inspect_ai.solver import Solver
+from inspect_ai.solver import Solver, SolverSpec
 
 from koblex_tasks.cli.leaderboard import leaderboard_main
 from koblex_tasks.corpus.events import RETRIEVAL_EVENT
+from koblex_tasks.corpus.rerank import STUB_OVERLAP
+from koblex_tasks.tasks.koblex import BENCHMARK as koblex_benchmark_wired
 from koblex_tasks.tasks.koblex.task import koblex
 from tests.leaderboard import event_solvers
 from tests.leaderboard.test_submit import counts
@@ -137,3 +139,33 @@ def test_build_stops_at_a_stored_run_without_a_record_of_the_rules(
     err = capsys.readouterr().err
     assert "run #1" in err and "has no record of passing the event rules" in err
     assert not (out / "index.html").exists()
+
+
+GENUINE = [name for name in koblex_benchmark_wired.solver_names if name != "koblex_tasks/replay"]
+
+
+@pytest.mark.parametrize("solver", GENUINE)
+def test_every_solver_of_the_package_passes_the_rules(
+    solver: str, paths: dict[str, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each of the nine KoBLEX solvers (its own defaults; a stand-in reranker so ParSeR reranks) is accepted, and
+    each of its retrievals is recorded: ParSeR's with the reranker's top l, the others' first stages."""
+    task = koblex(data=paths["data"], corpus=paths["corpus"], reranker=STUB_OVERLAP)
+    [log] = inspect_eval(
+        task,
+        model="koblexmock/m",
+        solver=SolverSpec(solver),
+        limit=LIMIT,
+        log_dir=str(tmp_path / "logs"),
+        display="none",
+    )
+    assert log.status == "success", log.error
+    code, err = submitted(Path(log.location), tmp_path / "db.sqlite", capsys)
+    assert code == 0, err
+    samples = read_eval_log(log.location, resolve_attachments=True).samples or []  # long keys: attachments
+    events = [e.data for s in samples for e in s.events if e.event == "info" and e.source == RETRIEVAL_EVENT]
+    predicted = {k for s in samples for k in (s.store or {}).get("ProvisionEvidence:predicted") or []}
+    assert predicted <= {k for e in events for k in e["returned"]}
+    if solver == "koblex_tasks/parser":
+        assert events and all(e["reranker"] == STUB_OVERLAP and len(e["returned"]) <= 10 for e in events)
+        assert all(len(e["first_stage"]) == 100 and e["rerank_query"] for e in events)
