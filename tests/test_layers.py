@@ -21,6 +21,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "errors",
         "jsonl",
         "text",
+        "containment",
         "spec",
         "_inspect_compat",
         "hub",

@@ -18,6 +18,7 @@ from typing import Any
 
 from inspect_ai._util.error import PrerequisiteError
 from inspect_ai._util.registry import registry_create, registry_find, registry_info
+from inspect_ai.log import transcript
 from inspect_ai.model import GenerateConfig, Model
 from inspect_ai.model._generate_config import active_generate_config
 from inspect_ai.model._model import active_model
@@ -57,6 +58,7 @@ __all__ = [
     "model_api_names",
     "parse_cli_args",
     "pending_base_url",
+    "record_info",
     "registry_name",
     "run_generate_config",
     "set_model_roles",
@@ -158,6 +160,14 @@ def current_sample_metadata() -> dict[str, Any] | None:
     """The running sample's metadata (its TaskState's, which the log records), or None outside a sample."""
     state = sample_state()
     return None if state is None else state.metadata
+
+
+def record_info(source: str, data: dict[str, Any]) -> bool:
+    """An info event in the running sample's transcript; False outside a sample (nothing recorded)."""
+    if sample_state() is None:
+        return False
+    transcript().info(data, source=source)
+    return True
 
 
 def show_counter(caption: str, value: str) -> None:

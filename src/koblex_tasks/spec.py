@@ -191,6 +191,9 @@ class BenchmarkSpec:
     # None / "" when the official ids are not known here.
     official_ids_sha256: str | None = None
     official_id_digests: str = ""
+    # The first task version whose logs record each retrieval in the sample's events (older logs that predict
+    # provisions cannot pass the leaderboard's provisions rule); None: the benchmark's solvers predict none.
+    events_since: str | None = None
     _official_digests: frozenset[str] = field(default=frozenset(), init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:

@@ -36,7 +36,9 @@ def test_killed_retried_run_goes_on_the_board(tmp_path: Path) -> None:
     data = write_jsonl(tmp_path / "questions.jsonl", rows)
     corpus = write_jsonl(tmp_path / "statutes.jsonl", TINY_STATUTES)
     logs, calls = tmp_path / "logs", tmp_path / "calls.txt"
-    env = {**os.environ, "PYTHONPATH": str(tmp_path), "SLOW_CALLS": str(calls), "SLOW_DELAY": "0.4"}
+    # the children import the package this process imports (a worktree's `src` on PYTHONPATH, not the install)
+    path = os.pathsep.join(p for p in (str(tmp_path), os.environ.get("PYTHONPATH", "")) if p)
+    env = {**os.environ, "PYTHONPATH": path, "SLOW_CALLS": str(calls), "SLOW_DELAY": "0.4"}
     run = [sys.executable, "-c", RUN, str(data), str(logs), str(corpus)]
     proc = subprocess.Popen(run, env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 120

@@ -210,6 +210,8 @@ def build(store: Store, out: str, settings: Settings) -> None:
             "an empty folder name (it would write into the current directory)", param_hint="--out"
         )
 
+    if why := store.unearned_run():
+        raise CommandError(why)
     site = compute_all(store, settings)
     index = write_site(site, out)
     n_runs = sum(len(b.runs) for b in site.boards)

@@ -11,17 +11,24 @@ The reranker, if any, reorders whichever first stage ran.
 Retrievers are built once per process per settings (a lazy, thread-safe registry) because building an index
 over 233K paragraphs takes a while and samples run concurrently. `asearch` runs the CPU-bound work in a
 worker thread so the event loop keeps serving model calls.
+
+`aretrieve` / `aretrieve_many` are what solvers call: first stage, optional rerank, and one record per call in
+the running sample's events (`corpus/events.py`: query, first-stage keys, whether reranked, keys returned).
+The leaderboard accepts a predicted provision only when such a record returned it; `search` and `rerank`
+alone record nothing.
 """
 
 import threading
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
+from typing import Literal
 
 import anyio
 
 from koblex_tasks.corpus import scoring
 from koblex_tasks.corpus.bm25 import ORDERS, BM25Index, BM25Order, BM25Params, IndexHit
 from koblex_tasks.corpus.dense import DEFAULT_DENSE_MODEL, DenseHit, DenseIndex, get_encoder
+from koblex_tasks.corpus.events import record_retrieval
 from koblex_tasks.corpus.hybrid import DEFAULT_RRF_K, reciprocal_rank_fusion
 from koblex_tasks.corpus.provision import Provision
 from koblex_tasks.corpus.rerank import DEFAULT_DTYPE, DTYPES, Reranker
@@ -30,6 +37,9 @@ from koblex_tasks.corpus.statutes import STATUTE_HF_REVISION, StatuteCorpus, loa
 from koblex_tasks.corpus.tokenizers import get_tokenizer
 
 RETRIEVAL_MODES = ("bm25", "dense", "hybrid")
+# How equal rerank scores are ordered: by first-stage rank (a stable sort; ParSeR's original scripts) or by
+# passage text, descending (the refactored scripts' `sorted(zip(scores, texts), reverse=True)`).
+TieOrder = Literal["first_stage", "text"]
 
 
 @dataclass(frozen=True)
@@ -154,6 +164,15 @@ class Hit:
         )
 
 
+@dataclass(frozen=True)
+class Retrieval:
+    """One recorded retrieval: the first stage's hits and the hits returned (reranked, when asked)."""
+
+    query: str
+    first_stage: list[Hit]
+    returned: list[Hit]
+
+
 class Retriever:
     """A first stage (BM25, dense or hybrid) over a statute corpus, then an optional reranker."""
 
@@ -217,10 +236,14 @@ class Retriever:
         semantic = self._semantic().search_many(queries, depth)
         return [self._fuse(b, d, k) for b, d in zip(lexical, semantic, strict=True)]
 
-    def rerank(self, query: str, hits: list[Hit], top: int) -> list[Hit]:
-        """Reorder `hits` by the reranker's score for `query` and keep `top` (stable for equal scores)."""
-        scores = self.reranker.scores(query, [h.provision.text for h in hits])  # what the model sees
-        order = sorted(range(len(hits)), key=lambda i: (-scores[i], i))[:top]
+    def rerank(self, query: str, hits: list[Hit], top: int, ties: TieOrder = "first_stage") -> list[Hit]:
+        """Reorder `hits` by the reranker's score for `query` and keep `top` (equal scores: `ties`)."""
+        texts = [h.provision.text for h in hits]  # what the model sees
+        scores = self.reranker.scores(query, texts)
+        if ties == "text":
+            order = sorted(range(len(hits)), key=lambda i: (scores[i], texts[i]), reverse=True)[:top]
+        else:
+            order = sorted(range(len(hits)), key=lambda i: (-scores[i], i))[:top]
         return [replace(hits[i], rank=new_rank, rerank_score=scores[i]) for new_rank, i in enumerate(order)]
 
     async def asearch(self, query: str, k: int) -> list[Hit]:
@@ -229,10 +252,60 @@ class Retriever:
     async def asearch_many(self, queries: list[str], k: int) -> list[list[Hit]]:
         return await anyio.to_thread.run_sync(self.search_many, queries, k)
 
-    async def arerank(self, query: str, hits: list[Hit], top: int) -> list[Hit]:
+    async def arerank(
+        self, query: str, hits: list[Hit], top: int, ties: TieOrder = "first_stage"
+    ) -> list[Hit]:
         if self.reranker.name == "none":
             return hits[:top]
-        return await anyio.to_thread.run_sync(self.rerank, query, hits, top)
+        return await anyio.to_thread.run_sync(self.rerank, query, hits, top, ties)
+
+    async def aretrieve(
+        self,
+        query: str,
+        k: int,
+        top: int | None = None,
+        rerank_query: str | None = None,
+        ties: TieOrder = "first_stage",
+    ) -> Retrieval:
+        """First-stage top `k` for `query`; with `top`, the reranker's top `top` of them against
+        `rerank_query` (default `query`; no reranker: the first `top`). Recorded in the sample's events."""
+        first = await self.asearch(query, k)
+        return await self._finish(query, k, first, top, rerank_query, ties)
+
+    async def aretrieve_many(
+        self,
+        queries: list[str],
+        k: int,
+        top: int | None = None,
+        rerank_query: str | None = None,
+        ties: TieOrder = "first_stage",
+    ) -> list[Retrieval]:
+        """`aretrieve` for several queries, the first stage batched; one record per query."""
+        firsts = await self.asearch_many(queries, k) if queries else []
+        return [
+            await self._finish(q, k, first, top, rerank_query, ties)
+            for q, first in zip(queries, firsts, strict=True)
+        ]
+
+    async def _finish(
+        self, query: str, k: int, first: list[Hit], top: int | None, rerank_query: str | None, ties: TieOrder
+    ) -> Retrieval:
+        """Rerank (if asked) and record the call."""
+        against = query if rerank_query is None else rerank_query
+        returned = first if top is None else await self.arerank(against, first, top, ties)
+        reranked = top is not None and self.reranker.name != "none"
+        record_retrieval(
+            {
+                "query": query,
+                "k": k,
+                "first_stage": [h.provision.key for h in first],
+                "rerank_query": against if reranked else None,
+                "reranker": self.reranker.name if reranked else None,
+                "top": top,
+                "returned": [h.provision.key for h in returned],
+            }
+        )
+        return Retrieval(query, first, returned)
 
     def _bm25_hits(self, hits: list[IndexHit]) -> list[Hit]:
         provision = self.corpus.provision

@@ -19,9 +19,9 @@ def search_statutes(settings: dict[str, object] | None = None, k: int = 5) -> To
         """
         retriever = await aget_retriever(resolved)
         top_k = max(1, min(int(top_k), 20))
-        hits = await retriever.asearch(query, max(top_k, 50) if retriever.reranker.name != "none" else top_k)
-        hits = [h for h in hits if h.bm25_score != 0.0]  # bm25s' zero-score padding rows matched nothing
-        hits = await retriever.arerank(query, hits, top_k)
+        depth = max(top_k, 50) if retriever.reranker.name != "none" else top_k
+        found = await retriever.aretrieve(query, depth, top=top_k)
+        hits = [h for h in found.returned if h.bm25_score != 0.0]  # bm25s' zero-score padding matched nothing
         if not hits:
             return "No provision matched the query."
         return "\n".join(f"[{h.rank + 1}] {h.provision.text}" for h in hits)

@@ -249,6 +249,21 @@ class Store:
 
     # ------------------------------------------------------------------ reading
 
+    def unearned_run(self) -> str | None:
+        """The first stored run that did not pass the event rules at submission (stored by an earlier
+        version, or an edited row), as one line; None when every run did. A released replay (verified by the
+        reference manifest) needs no events."""
+        for run in self.runs():
+            events = (run.provenance.get("verification") or {}).get("events") or {}
+            released = (run.provenance.get("replay") or {}).get("released_file")
+            if released or events.get("event_rules") == "passed":
+                continue
+            return (
+                f"run #{run.run_id} {run.name!r} has no record of passing the event rules (stored before them, "
+                f"or an edited database): remove it and submit its log again"
+            )
+        return None
+
     def counts(self) -> dict[str, int]:
         return {
             t: self.conn.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0]

@@ -19,8 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from koblex_tasks.logs.coverage import check_coverage
+from koblex_tasks.logs.event_rules import RELEASED, check_event_rules
 from koblex_tasks.logs.identity import identify
-from koblex_tasks.logs.placement import gather_evidence, place
+from koblex_tasks.logs.placement import declared_replay, gather_evidence, place
 from koblex_tasks.logs.provenance import default_name, provenance
 from koblex_tasks.logs.reading import ReadLimits, read_log
 from koblex_tasks.logs.rederivation import check_rederived
@@ -158,6 +159,10 @@ def load_submission(
     verification = check_rederived(log, samples, run, problems, references)
     evidence = gather_evidence(log, samples, run, problems)
     problems.check()
+    unverifiable = declared_replay(log, run) if manifest_for(run.spec.name) is None else None
+    events = check_event_rules(path, log, run, unverifiable) if evidence.released is None else RELEASED
+    if isinstance(events, str):
+        raise SubmissionRejected(path, [events])
 
     ev = log.eval
     replay = evidence.replay
@@ -185,6 +190,6 @@ def load_submission(
         epochs=coverage.epochs,
         scores=table.rows,
         strata=table.strata,
-        provenance={**record, "verification": verification},
+        provenance={**record, "verification": {**verification, "events": events}},
         warnings=warnings,
     )

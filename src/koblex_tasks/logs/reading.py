@@ -3,8 +3,8 @@
 An `.eval` zip is checked member by member as a stream before Inspect reads it (`archive.check_archive`:
 duplicate names, per-member and total inflated size, integrity); a `.json` log is capped by its file size,
 since Inspect parses it whole. Samples are read without their transcripts (`events`, `messages`,
-`attachments`): the leaderboard reads outputs, stores, metadata and scores only, so a long transcript costs
-no memory.
+`attachments`): validation reads outputs, stores, metadata and scores from them, so a long transcript costs
+no memory. The event rules (`event_rules`) then read each sample's events, one sample at a time.
 """
 
 from __future__ import annotations

@@ -9,6 +9,9 @@ A benchmark with a known official dataset ships `koblex_tasks/benchmarks/<spec.n
 - ``output_keys``: the `store` entries that, with the completion, are a run's outputs (what its scores follow
   from); ``retrieval_keys``: the entries that show a solver retrieved; ``prediction_keys``: that it
   predicted provisions;
+- ``gold_windows`` (optional, later manifests): per sample id, one entry per gold paragraph (`key`: the
+  `containment.digest` of its key, `chars` and `windows`: `containment.windows` of its text), so the event
+  rules can tell a gold text in a model input without the manifest holding any text;
 - ``released``: per released prediction file, its ``file_sha256`` and ``outputs``, the `output_digests` of
   its replay (one per item, sorted).
 
@@ -44,6 +47,9 @@ class Manifest:
     retrieval_keys: tuple[str, ...] = ()
     prediction_keys: tuple[str, ...] = ()
     released: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # Per sample id, each gold provision's key hash and text window hashes (`containment`); empty in
+    # manifests written before them.
+    gold_windows: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
 
     def released_file(self, outputs: set[str]) -> str | None:
         """The released file whose replay holds every one of these item outputs (`output_digests`), if any."""
@@ -72,6 +78,7 @@ def manifest_for(benchmark: str) -> Manifest | None:
         retrieval_keys=tuple(data.get("retrieval_keys") or ()),
         prediction_keys=tuple(data.get("prediction_keys") or ()),
         released=dict(data.get("released") or {}),
+        gold_windows=dict(data.get("gold_windows") or {}),
     )
 
 

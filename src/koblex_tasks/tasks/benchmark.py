@@ -25,6 +25,8 @@ if TYPE_CHECKING:
 # `rederive(sample, score, params) -> {value key: value or None (unscored)}`: a logged score recomputed from
 # what the log recorded, with the scorer's own function (params: the scorer's arguments, as the spec allows).
 Rederive = Callable[["EvalSample", "Score", Mapping[str, Any]], Mapping[str, float | None]]
+# The answer a logged sample is scored by, cut out of its completion (the board checks it is a model's output).
+Answer = Callable[["EvalSample"], str]
 # The scripted model's reply to a prompt of this benchmark, None when the prompt is not one of its own.
 MockReply = Callable[[str], str | None]
 
@@ -80,6 +82,7 @@ class Benchmark:
     mock: MockReply | None = None
     # Solvers (registry names) that retrieve nothing: a task built with one loads no corpus.
     retrieval_free: frozenset[str] = frozenset()
+    answer: Answer | None = None  # None: the completion as written
 
     @classmethod
     def wire(cls, spec: BenchmarkSpec, solver_package: ModuleType, **parts: Any) -> Benchmark:

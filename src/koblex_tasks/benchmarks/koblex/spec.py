@@ -183,8 +183,12 @@ KOBLEX = BenchmarkSpec(
     # the refactored scripts' behaviour is `official_scripts="refactored", official_selection_bug=True`.
     # Also in 1.2.0: the retrieval funnel scorer (gold recall per stage, ParSeR's guess overlap; ParSeR's
     # evidence records its stage lists). 1.1.0 logs are read as before (no funnel columns).
-    version="1.2.0",
-    accepted_versions=("1.0.0", "1.1.0", "1.2.0"),
+    # 1.3.0: the retriever records each retrieval in the sample's events (query, first-stage keys, reranker,
+    # keys returned), which the leaderboard's event rules read; what is sent and scored is unchanged. Older
+    # logs are still read, but a non-released run that predicts provisions must be re-run with >= 1.3.0.
+    version="1.3.0",
+    accepted_versions=("1.0.0", "1.1.0", "1.2.0", "1.3.0"),
+    events_since="1.3.0",
     scorers=(PROVISION_MATCH, TOKEN_F1, LF_EVAL, RETRIEVAL_FUNNEL),
     # The number of gold provisions (the paper's 55/125/46 split), not the file's own `n_hops`.
     stratum=StratumSpec("hop_count", "hops", name_template="hop{group_name}"),

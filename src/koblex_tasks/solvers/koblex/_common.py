@@ -12,10 +12,9 @@ under "system_user" (the vLLM scripts) every call also sends the stage's seed an
 Solvers leave the model's completion as written; the scorers extract the answer with the recorded rule.
 """
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Literal
 
-import anyio
 from inspect_ai.model import (
     ChatMessage,
     ChatMessageSystem,
@@ -32,7 +31,7 @@ from koblex_tasks._inspect_compat import run_generate_config
 from koblex_tasks.benchmarks.koblex.evidence import OFFICIAL_ANSWER, AnswerRule, ProvisionEvidence
 from koblex_tasks.benchmarks.koblex.spec import GENERATION, KOBLEX
 from koblex_tasks.corpus.provision import Provision
-from koblex_tasks.corpus.retriever import Hit, Retriever
+from koblex_tasks.corpus.retriever import Hit, Retriever, TieOrder
 from koblex_tasks.prompts import Prompt
 from koblex_tasks.solvers.backends import Backend
 from koblex_tasks.solvers.common import recorded_prompt
@@ -72,13 +71,10 @@ async def top_provisions(retriever: Retriever, query: str, k: int, rerank_agains
     """BM25's top k for `query`; with a reranker, its top k against `rerank_against` of BM25's top 100.
 
     The evidence records their `key`s (what is scored), prompts show their `text` (one string for a
-    paragraph; an article's key is not its text)."""
+    paragraph; an article's key is not its text). The retriever records the call in the sample's events."""
     depth = k if retriever.reranker.name == "none" else max(k, RERANK_DEPTH)
-    hits = await arerank_as_scripts(retriever, rerank_against, await retriever.asearch(query, depth), k)
-    return [h.provision for h in hits]
-
-
-TieOrder = Literal["text", "first_stage"]
+    found = await retriever.aretrieve(query, depth, top=k, rerank_query=rerank_against, ties="text")
+    return [h.provision for h in found.returned]
 
 
 def rerank_as_scripts(
@@ -93,19 +89,7 @@ def rerank_as_scripts(
     """
     if retriever.reranker.name == "none":
         return hits[:top]
-    texts = [h.provision.text for h in hits]
-    scores = retriever.reranker.scores(query, texts)
-    if ties == "first_stage":
-        order = sorted(range(len(hits)), key=lambda i: scores[i], reverse=True)[:top]
-    else:
-        order = sorted(range(len(hits)), key=lambda i: (scores[i], texts[i]), reverse=True)[:top]
-    return [replace(hits[i], rank=rank, rerank_score=scores[i]) for rank, i in enumerate(order)]
-
-
-async def arerank_as_scripts(
-    retriever: Retriever, query: str, hits: list[Hit], top: int, ties: TieOrder = "text"
-) -> list[Hit]:
-    return await anyio.to_thread.run_sync(rerank_as_scripts, retriever, query, hits, top, ties)
+    return retriever.rerank(query, hits, top, ties)
 
 
 def join_provisions(texts: list[str]) -> str:

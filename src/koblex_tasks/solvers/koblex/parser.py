@@ -48,7 +48,6 @@ from koblex_tasks.solvers.koblex._common import (
     StagePrompt,
     TieOrder,
     answer_with,
-    arerank_as_scripts,
     ask_stage,
     evidence,
     join_provisions,
@@ -268,5 +267,5 @@ async def _candidates(
     ties: TieOrder,
 ) -> tuple[list[list[Hit]], list[list[Hit]]]:
     """BM25 top-k per guess, and its rerank against the question to top-l, both as the official code does."""
-    first_stage = await retriever.asearch_many(guesses, k) if guesses else []
-    return first_stage, [await arerank_as_scripts(retriever, question, hits, l, ties) for hits in first_stage]
+    candidates = await retriever.aretrieve_many(guesses, k, top=l, rerank_query=question, ties=ties)
+    return [list(r.first_stage) for r in candidates], [list(r.returned) for r in candidates]

@@ -85,10 +85,9 @@ def legit_rag(
         retriever = await sample_retriever(state, corpus=corpus, tokenizer=tokenizer, reranker=reranker)
         text = question(state)
         if retriever.settings.reranker != "none":
-            hits = await retriever.asearch(text, rerank_from or 4 * k)
-            hits = await retriever.arerank(text, hits, k)
+            hits = (await retriever.aretrieve(text, rerank_from or 4 * k, top=k)).returned
         else:
-            hits = await retriever.asearch(text, k)
+            hits = (await retriever.aretrieve(text, k)).returned
         laws = law_lines([format_provision(h.provision.hierarchy, h.provision.content) for h in hits])
         record: dict[str, Any] = {
             "retrieval": "bm25",

@@ -6,6 +6,7 @@ scripted model. Everything else in the package reads `BENCHMARK` (through `koble
 """
 
 from koblex_tasks.benchmarks.koblex.spec import KOBLEX
+from koblex_tasks.scorers.koblex.answer import sample_answer
 from koblex_tasks.scorers.koblex.funnel import rederive as rederive_funnel
 from koblex_tasks.scorers.koblex.lf_eval import rederive as rederive_lf_eval
 from koblex_tasks.scorers.koblex.provision_match import rederive as rederive_provision_match
@@ -28,4 +29,5 @@ BENCHMARK = Benchmark.wire(
     },
     replay=REPLAY,
     mock=koblex_reply,
+    answer=sample_answer,
 )
