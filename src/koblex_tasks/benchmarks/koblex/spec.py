@@ -183,8 +183,11 @@ KOBLEX = BenchmarkSpec(
     # the refactored scripts' behaviour is `official_scripts="refactored", official_selection_bug=True`.
     # Also in 1.2.0: the retrieval funnel scorer (gold recall per stage, ParSeR's guess overlap; ParSeR's
     # evidence records its stage lists). 1.1.0 logs are read as before (no funnel columns).
-    version="1.2.0",
-    accepted_versions=("1.0.0", "1.1.0", "1.2.0"),
+    # 1.3.0: IRCoT's and FLARE's forced final prompt ends "\n So the answer is:" (IRCoT on OpenAI: "\n So the
+    # final answer is:"), as every forced row of the released traces shows (the scripts' code: " <marker>";
+    # `script_final_prompt=True`). Only forced runs send another prompt; 1.2.0 logs are read as before.
+    version="1.3.0",
+    accepted_versions=("1.0.0", "1.1.0", "1.2.0", "1.3.0"),
     scorers=(PROVISION_MATCH, TOKEN_F1, LF_EVAL, RETRIEVAL_FUNNEL),
     # The number of gold provisions (the paper's 55/125/46 split), not the file's own `n_hops`.
     stratum=StratumSpec("hop_count", "hops", name_template="hop{group_name}"),
@@ -222,6 +225,7 @@ KOBLEX = BenchmarkSpec(
         "script_stops_at_marker": False,  # FLARE goes on after the first "So the answer is:"
         "script_question_once": False,  # FLARE's step prompt reads "Question: Question:"
         "script_answer_marker": False,  # CoT + OR on OpenAI: the answer after "Answer: " (GPT-4o rows)
+        "script_final_prompt": False,  # IRCoT/FLARE: the forced final prompt ends "\n So the answer is:"
         "retrieve_every_follow_up": False,  # Self-Ask retrieves once per question
         "tokenizer": "official",
         "reranker": PAPER_RERANKER,
