@@ -13,7 +13,14 @@ from inspect_ai.model import GenerateConfig
 from koblex_tasks.cli.main import main
 from koblex_tasks.conformance import trace_replay
 from koblex_tasks.conformance.trace_replay import served
-from koblex_tasks.conformance.traces import NotReplayable, file_kind, sentences
+from koblex_tasks.conformance.traces import (
+    NotReplayable,
+    TraceRow,
+    file_kind,
+    sentences,
+    step_trace,
+    without_echo,
+)
 from koblex_tasks.errors import DataError
 from koblex_tasks.solvers.koblex.ircot import ircot
 from tests.conftest import TINY_STATUTES, statute_key, write_jsonl
@@ -33,7 +40,27 @@ def ircot_row(steps: list[str] = STEPS, answer: str = ANSWER, question: str = BA
     comb = [statute_key(TINY_STATUTES[2]), statute_key(TINY_STATUTES[3])]
     trace = (
         "Context:\n" + "\n".join(comb) + f"\nQuestion: {question}\nAnswer: " + " ".join(steps)
-    ) + f"\n\nSo the answer is: {answer}"
+    ) + f"\n\n{steps[-1]}"  # the vLLM rows' echo: the last step written again
+    return {
+        "question": question,
+        "answers": [{"answer": answer, "logp": 0.0, "comb": comb}],
+        "full_trace": trace,
+    }
+
+
+FORCED_STEPS = [f"{n}번째 근거를 검토한다." for n in range(1, 9)]  # vLLM IRCoT: 8 steps without the marker
+FORCED_REPLY = "강도상해죄가 성립한다.\n\n따라서 무기 또는 7년 이상의 징역이다. So the answer is: 무기 또는 7년 이상의 징역이다."
+
+
+def forced_ircot_row() -> dict:
+    """A vLLM IRCoT row whose steps ran out: the forced prompt ("\n So the answer is:") and, after a newline,
+    the forced call's reply (not cut at "\n"; its last marker gives the answer); no echo."""
+    comb = [statute_key(TINY_STATUTES[i % 4]) for i in range(9)]  # the question's and one per step
+    question = BACKGROUND + Q2
+    trace = (
+        "Context:\n" + "\n".join(comb) + f"\nQuestion: {question}\nAnswer: " + " ".join(FORCED_STEPS)
+    ) + f"\n So the answer is:\n{FORCED_REPLY}"
+    answer = FORCED_REPLY.split("So the answer is:")[-1].strip()
     return {
         "question": question,
         "answers": [{"answer": answer, "logp": 0.0, "comb": comb}],
@@ -44,6 +71,7 @@ def ircot_row(steps: list[str] = STEPS, answer: str = ANSWER, question: str = BA
 def released(folder: Path) -> Path:
     folder.mkdir()
     write_jsonl(folder / "ircot_qwen_8b.jsonl", [ircot_row()])
+    write_jsonl(folder / "ircot_exaone_7.8b.jsonl", [forced_ircot_row()])
     write_jsonl(folder / "sp_exaone_7.8b.jsonl", [{"question": BACKGROUND + Q1, "answers": "1년 이내이다."}])
     one_time = {"answer": "1년", "logp": 0.0, "comb": [statute_key(TINY_STATUTES[1])]}  # q1: one gold
     write_jsonl(folder / "sp_or_gpt4o.jsonl", [{"question": BACKGROUND + Q1, "answers": [one_time]}])
@@ -71,12 +99,13 @@ def test_released_files_of_unseen_models_replay_identically(
     lines = {m["file"]: m for m in map(LINE.match, out.splitlines()) if m}
     assert set(lines) == {p.name for p in folder.glob("*.jsonl")}, out
     assert lines["ircot_qwen_8b.jsonl"].groups()[1:4] == ("1", "1", "0"), out
+    assert lines["ircot_exaone_7.8b.jsonl"].groups()[1:4] == ("1", "1", "0"), out
     assert lines["sp_or_gpt4o.jsonl"].groups()[1:4] == ("1", "1", "0"), out
     assert lines["sp_exaone_7.8b.jsonl"].groups()[1:4] == ("1", "1", "0"), out
     assert lines["self-ask_exaone_7.8b.jsonl"].groups()[1:4] == ("0", "0", "1") and lines[
         "self-ask_exaone_7.8b.jsonl"
-    ]["why"].startswith("the trace holds"), out
-    assert out.rstrip().endswith("traces: 4/4 files identical") and code == 0, out
+    ]["why"].startswith('no "So the final answer is:"'), out
+    assert out.rstrip().endswith("traces: 5/5 files identical") and code == 0, out
 
 
 def test_the_scripts_dropped_punctuation_is_the_first_difference(
@@ -98,13 +127,31 @@ def test_the_scripts_dropped_punctuation_is_the_first_difference(
     assert "row 1 (question q2): call 1 prompt after its provisions" in out and "문제된다.'" in out, out
 
 
+def test_the_scripts_forced_prompt_is_the_first_difference_of_a_forced_row(
+    tmp_path: Path,
+    tiny_questions: Path,
+    tiny_corpus: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    folder = tmp_path / "released"
+    folder.mkdir()
+    write_jsonl(folder / "ircot_qwen_8b.jsonl", [forced_ircot_row()])
+    monkeypatch.setitem(trace_replay.SOLVERS, "ircot", lambda: ircot(script_final_prompt=True))
+    code, out, _ = run(
+        ["--traces", str(folder), "--data", str(tiny_questions), "--corpus", str(tiny_corpus)], capsys
+    )
+    assert "0/1 rows identical" in out and code == 1, out
+    assert "row 1 (question q2): call 8 prompt after its provisions" in out, out  # the forced call, 9th
+
+
 def test_a_changed_answer_and_an_unknown_question_are_reported_under_their_file(
     tmp_path: Path, tiny_questions: Path, tiny_corpus: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     folder = tmp_path / "released"
     folder.mkdir()
     rows = [ircot_row(answer="다른 답이다."), ircot_row(question="데이터에 없는 질문이다.")]
-    # row 1: its steps end "So the answer is: <ANSWER>" but the row's answer (written again after) is another
+    # row 1: its steps end "So the answer is: <ANSWER>" but the row's answer is another
     write_jsonl(folder / "ircot_qwen_8b.jsonl", rows)
     code, out, _ = run(
         ["--traces", str(folder), "--data", str(tiny_questions), "--corpus", str(tiny_corpus)], capsys
@@ -160,3 +207,37 @@ def test_the_server_applies_stop_strings_as_vllm_and_openai_do() -> None:
     assert served("가나다. 라?", keep, "vllm") == "가나다."
     assert served("가나다. 라?", keep, "openai") == "가나다"  # OpenAI never keeps it
     assert served("가나다", GenerateConfig(), "vllm") == "가나다"
+
+
+def test_the_echo_is_the_last_step_written_again_whatever_its_marker_looks_like() -> None:
+    last = "---\n\n**So the answer is:**  \n답이다"
+    steps = f"가를 본다. {last}"
+    assert without_echo(f"{steps}\n\n{last}", "So the answer is:") == steps
+    assert without_echo(steps, "So the answer is:") == steps  # no echo (the GPT-4o rows)
+    # a tail the steps do not end with is not an echo
+    assert without_echo(f"{steps}\n\nSo the answer is: 다른 답", "So the answer is:").endswith("다른 답")
+
+
+def test_a_forced_trace_gives_its_steps_and_the_forced_reply() -> None:
+    row = TraceRow(1, "q2", "질문", "답", ["조문"])
+    parsed = step_trace(
+        row,
+        "Context:\n조문\nQuestion: 질문\nAnswer: 가. 나\n So the answer is:\n답\n끝",
+        "So the answer is:",
+        2,
+    )
+    assert parsed.steps == ["가.", "나"] and parsed.forced == "답\n끝"
+    with pytest.raises(NotReplayable):  # a step held the marker: the run would have ended there
+        step_trace(
+            row,
+            "Context:\n조문\nQuestion: 질문\nAnswer: So the answer is: 가.\n So the answer is:\n답",
+            "So the answer is:",
+            1,
+        )
+    with pytest.raises(NotReplayable, match="cannot be told apart"):  # forced after 2 of 3 steps: merged ones
+        step_trace(
+            row,
+            "Context:\n조문\nQuestion: 질문\nAnswer: 가. 나\n So the answer is:\n답",
+            "So the answer is:",
+            3,
+        )

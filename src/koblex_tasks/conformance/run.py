@@ -56,11 +56,13 @@ IRCOT_SCRIPT: dict[str, Any] = {
     "script_prompt": True,
     "script_final_stop": True,
     "script_drops_punctuation": True,
+    "script_final_prompt": True,
 }
 FLARE_SCRIPT: dict[str, Any] = {
     "script_stops_at_marker": True,
     "script_question_once": True,
     "script_drops_punctuation": True,
+    "script_final_prompt": True,
 }
 SCRIPT_RUNS = (
     "ircot("

@@ -7,14 +7,16 @@ prompt held outside the retrieved provisions; or into the reason the row cannot 
 holds its answer and provisions, which are compared whatever the reason).
 
 The readers read the traces' format, never a file's particular rows:
-- IRCoT / FLARE: `full_trace` is the last step prompt without its "<Query> " head: "Context:\\n<comb joined by
-  \\n>\\nQuestion: <question>\\nAnswer: <sentences joined by ' '>", after which the vLLM rows append
-  "\\n\\nSo the answer is: <answer>" (the answer written again, not a call). A step call was cut at the first
-  ". ! ?" with the punctuation kept, so every stop character ends a sentence; a row whose reasoning cannot be
-  cut that way (a stop character inside a sentence) was not made by stepped calls we can tell apart.
+- IRCoT / FLARE: `full_trace` is the last prompt without its "<Query> " head: "Context:\\n<comb joined by
+  \\n>\\nQuestion: <question>\\nAnswer: <sentences joined by ' '>". The vLLM rows then write the last step again
+  after "\\n\\n" (an echo, not a call). A step call was cut at the first ". ! ?" with the punctuation kept, so
+  every stop character ends a sentence; a row whose reasoning cannot be cut that way (a stop character inside
+  a sentence) was not made by stepped calls we can tell apart. When the steps ran out without the marker, the
+  trace is the forced prompt ("<sentences>\\n <marker>") and, after a newline, the forced call's reply.
 - SP / CoT (no trace): one call whose reply holds the answer; one-time retrieval: one retrieval returning
   `comb`, then that call.
-- Self-Ask, ProbTree, BeamAggr, ParSeR: their traces do not hold every call's output (see `UNSCRIPTED`).
+- Self-Ask, BeamAggr: each row says why it cannot drive a replay (`self_ask`, `beamaggr`); ProbTree and ParSeR
+  rows hold no calls at all (`UNSCRIPTED`).
 """
 
 import re
@@ -34,10 +36,13 @@ from koblex_tasks.data.koblex.released import (
 )
 from koblex_tasks.errors import DataError
 from koblex_tasks.jsonl import read_jsonl
+from koblex_tasks.solvers.koblex.flare import MAX_STEPS as FLARE_STEPS
+from koblex_tasks.solvers.koblex.ircot import MAX_STEPS as IRCOT_STEPS
 
 OPENAI_MODELS = {"gpt-4o": "openai"}  # ran the OpenAI scripts; every open model ran the vLLM scripts
 SENTENCE_END = re.compile(r"[.!?]")
-ANSWER_ECHO = "\n\nSo the answer is: "  # many rows' trace ends with the answer written again (not a call)
+ECHO_SEPARATOR = "\n\n"  # the vLLM rows' trace ends with the last step written again after it (not a call)
+FORCED_SEPARATOR = "\n "  # the traces' forced final prompt: the steps, then "\n <marker>"
 IRCOT_MARKERS = {"openai": "So the final answer is:", "vllm": "So the answer is:"}
 FLARE_MARKER = "So the answer is:"
 FLARE_QUESTION = "Question: "  # the traces' step prompts read "Question: Question: <question>"
@@ -46,11 +51,10 @@ ANSWER_MARKER = "Answer:"
 TRACED_OPENAI_MARKER = "Answer: "  # CoT + one-time retrieval on GPT-4o
 # Why the rows of these methods cannot drive a replay (their answer rule and provisions are still compared).
 UNSCRIPTED = {
-    "self_ask": "the trace holds the follow-up prompt, not each call's output",
     "probtree": "no step outputs: the trace holds the tree and the answers, not the calls",
-    "beamaggr": "no step outputs: the trace holds the tree and the beams, not the calls",
     "parser": "no trace: the provision and selection calls are not in the row",
 }
+SELF_ASK_FINAL = "So the final answer is:"
 
 
 @dataclass(frozen=True)
@@ -237,15 +241,29 @@ def sentences(reasoning: str) -> list[str]:
     return steps
 
 
+def without_echo(reasoning: str, marker: str) -> str:
+    """The reasoning without the vLLM rows' echo: "\n\n" and the last step (the one holding the marker)
+    written again after the steps (not a call). The echo is the longest such tail the steps end with."""
+    at = reasoning.find(ECHO_SEPARATOR)
+    while at >= 0:
+        head, tail = reasoning[:at], reasoning[at + len(ECHO_SEPARATOR) :]
+        if marker in tail and head.endswith(tail) and (len(head) == len(tail) or head[-len(tail) - 1] == " "):
+            return head
+        at = reasoning.find(ECHO_SEPARATOR, at + 1)
+    return reasoning
+
+
 @dataclass(frozen=True)
 class StepTrace:
     contexts: list[str]
     question: str
     steps: list[str]
+    forced: str | None = None  # the forced final call's reply, when the steps ran out without the marker
 
 
-def step_trace(row: TraceRow, trace: Any, backend: str) -> StepTrace:
-    """The last step prompt of an IRCoT / FLARE trace, checked against the row's `comb`."""
+def step_trace(row: TraceRow, trace: Any, marker: str, max_steps: int) -> StepTrace:
+    """The last prompt of an IRCoT / FLARE trace, checked against the row's `comb`: its steps and, when the
+    run was forced to answer, that call's reply (after the forced prompt's "\n <marker>" and a newline)."""
     if not isinstance(trace, str) or not trace.startswith("Context:\n") or "\nAnswer: " not in trace:
         raise NotReplayable("no step trace")
     head, _, reasoning = trace.partition("\nAnswer: ")
@@ -254,10 +272,15 @@ def step_trace(row: TraceRow, trace: Any, backend: str) -> StepTrace:
         raise NotReplayable("no step trace")
     if context != "\n".join(row.comb or []):
         raise NotReplayable("the trace's context is not its comb")
-    echo = ANSWER_ECHO + row.answer
-    if reasoning.endswith(echo):
-        reasoning = reasoning[: -len(echo)]
-    return StepTrace(list(row.comb or []), question, sentences(reasoning))
+    reasoning = without_echo(reasoning, marker)
+    steps_text, forced_at, forced = reasoning.partition(FORCED_SEPARATOR + marker + "\n")
+    if forced_at and marker in steps_text:
+        raise NotReplayable("a forced final call after a step that holds the marker")
+    steps = sentences(steps_text)
+    if len(steps) > max_steps or (forced_at and len(steps) < max_steps):
+        # a forced call follows the last of `max_steps` steps: fewer means a step ended without ". ! ?"
+        raise NotReplayable("a step ended without a stop character: the steps cannot be told apart")
+    return StepTrace(list(row.comb or []), question, steps, forced if forced_at else None)
 
 
 def prompt_tail(question: str, steps: list[str]) -> str:
@@ -265,33 +288,43 @@ def prompt_tail(question: str, steps: list[str]) -> str:
     return f"\nQuestion: {question}\nAnswer: {' '.join(steps)}"
 
 
+def forced_prompt(parsed: StepTrace, marker: str) -> str:
+    """The forced final call's prompt after its provisions: the steps, then "\n <marker>" (as the traces)."""
+    return prompt_tail(parsed.question, parsed.steps) + FORCED_SEPARATOR + marker
+
+
 def ircot(row: TraceRow, trace: Any, backend: str) -> Script:
-    """A step per sentence, a retrieval after each sentence without the marker; the run ends at the marker."""
-    parsed = step_trace(row, trace, backend)
+    """A step per sentence, a retrieval after each sentence without the marker; the run ends at the marker,
+    or, when every step ran without it, with the forced final call."""
     marker = IRCOT_MARKERS[backend]
+    parsed = step_trace(row, trace, marker, IRCOT_STEPS[backend])
     at = next((i for i, s in enumerate(parsed.steps) if marker in s), None)
-    if at is None or at != len(parsed.steps) - 1:
-        raise NotReplayable("no step ends the run with the marker (a forced final call is not in the trace)")
-    if len(parsed.contexts) != at + 1:
+    if parsed.forced is None and (at is None or at != len(parsed.steps) - 1):
+        raise NotReplayable("no step ends the run with the marker and no forced final call follows")
+    retrievals = len(parsed.steps) - (0 if parsed.forced is not None else 1)
+    if len(parsed.contexts) != retrievals + 1:
         raise NotReplayable("comb is not one provision per step before the marker")
-    return Script(
-        [Reply(s) for s in parsed.steps],
-        [[c] for c in parsed.contexts],
-        [prompt_tail(parsed.question, parsed.steps[:i]) for i in range(len(parsed.steps))],
-    )
+    prompts: list[str | None] = [
+        prompt_tail(parsed.question, parsed.steps[:i]) for i in range(len(parsed.steps))
+    ]
+    replies = [Reply(s) for s in parsed.steps]
+    if parsed.forced is not None:
+        replies.append(Reply(parsed.forced))
+        prompts.append(forced_prompt(parsed, marker))
+    return Script(replies, [[c] for c in parsed.contexts], prompts)
 
 
 def flare(row: TraceRow, trace: Any, backend: str) -> Script:
     """A step per sentence; after an uncertain one, a query call and a retrieval; the last step holds the
-    marker (a forced final call is not in the trace).
+    marker, or the forced final call follows the steps.
 
     Which steps were uncertain the trace does not say, only how many (`comb` after the first provision): the
     first ones are marked. Nothing compared depends on it (the step prompts hold no provisions after them, the
     calls count the same, `comb` keeps its order).
     """
-    parsed = step_trace(row, trace, backend)
-    if not parsed.steps or FLARE_MARKER not in parsed.steps[-1]:
-        raise NotReplayable("no step ends the run with the marker (a forced final call is not in the trace)")
+    parsed = step_trace(row, trace, FLARE_MARKER, FLARE_STEPS[backend])
+    if parsed.forced is None and (not parsed.steps or FLARE_MARKER not in parsed.steps[-1]):
+        raise NotReplayable("no step ends the run with the marker and no forced final call follows")
     retrievals = len(parsed.contexts) - 1
     if not parsed.question.startswith(FLARE_QUESTION) or retrievals > len(parsed.steps):
         raise NotReplayable("the trace is not one step prompt per sentence")
@@ -305,10 +338,39 @@ def flare(row: TraceRow, trace: Any, backend: str) -> Script:
         if uncertain:
             replies.append(Reply(FLARE_QUERY_REPLY))
             prompts.append(None)
+    if parsed.forced is not None:
+        replies.append(Reply(parsed.forced))
+        prompts.append(forced_prompt(parsed, FLARE_MARKER))
     return Script(replies, [[c] for c in parsed.contexts], prompts)
 
 
+def self_ask(row: TraceRow, trace: Any, backend: str) -> Script:
+    """Self-Ask rows cannot drive a replay; the reason is read from each row. Every run of ours ends with a
+    reply or a forced prompt holding "So the final answer is:"; most traces hold none (the run ended some
+    other way, e.g. a trailing "Answer: ..."), and the others join the calls' outputs without saying where
+    each call ended (the self-ask replies run on through the model's own "Intermediate answer:" lines)."""
+    if not isinstance(trace, str) or not trace.startswith("Question: "):
+        raise NotReplayable("no self-ask trace")
+    if SELF_ASK_FINAL in trace:
+        raise NotReplayable("the trace joins the calls' outputs: where each call ended is not kept")
+    raise NotReplayable(f'no "{SELF_ASK_FINAL}": how the run ended is not in the trace')
+
+
+def beamaggr(row: TraceRow, trace: Any, backend: str) -> Script:
+    """BeamAggr rows cannot drive a replay: the trace lists each node's candidates (answers, probabilities,
+    the top OB provision) but not the tree call's reply nor any node's question, which every CB/OB prompt
+    holds, nor the log-probabilities behind each probability or the other k-1 provisions retrieved."""
+    nodes = trace if isinstance(trace, list) else []
+    if nodes and all(isinstance(n, dict) and "question" not in n for n in nodes):
+        raise NotReplayable(
+            "the trace holds each node's candidates, not the tree call's reply nor the nodes' questions"
+        )
+    raise NotReplayable("no step outputs: the trace holds the tree and the beams, not the calls")
+
+
 READERS: dict[str, Callable[[TraceRow, Any, str], Script]] = {
+    "self_ask": self_ask,
+    "beamaggr": beamaggr,
     "standard_prompting": closed_book,
     "chain_of_thought": closed_book,
     "one_time_retrieval": one_time,

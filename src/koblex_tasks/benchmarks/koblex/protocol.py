@@ -24,13 +24,20 @@ SOLVER_SETTINGS: dict[str, tuple[str, ...]] = {
         "queries",
         "equal_budget",
     ),
-    "ircot": ("official_marker_bug", "script_prompt", "script_final_stop", "script_drops_punctuation"),
+    "ircot": (
+        "official_marker_bug",
+        "script_prompt",
+        "script_final_stop",
+        "script_drops_punctuation",
+        "script_final_prompt",
+    ),
     "flare": (
         "official_threshold_bug",
         "official_mask_bug",
         "script_stops_at_marker",
         "script_question_once",
         "script_drops_punctuation",
+        "script_final_prompt",
     ),
     "self_ask": ("retrieve_every_follow_up",),
     "beamaggr": ("official_first_answer",),
@@ -45,6 +52,7 @@ SCRIPT_SWITCHES = (
     "script_stops_at_marker",
     "script_question_once",
     "script_answer_marker",
+    "script_final_prompt",
 )
 # Protocol facts that are not a setting of the run: LF-Eval's grader role; the reranker's input limit (no
 # max_length, as the official code: fixed in `corpus.rerank`, listed so "paper" says what it means).

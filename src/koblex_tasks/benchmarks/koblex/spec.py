@@ -184,8 +184,10 @@ KOBLEX = BenchmarkSpec(
     # Also in 1.2.0: the retrieval funnel scorer (gold recall per stage, ParSeR's guess overlap; ParSeR's
     # evidence records its stage lists). 1.1.0 logs are read as before (no funnel columns).
     # 1.3.0: the retriever records each retrieval in the sample's events (query, first-stage keys, reranker,
-    # keys returned), which the leaderboard's event rules read; what is sent and scored is unchanged. Older
-    # logs are still read, but a non-released run that predicts provisions must be re-run with >= 1.3.0.
+    # keys returned), which the leaderboard's event rules read. Older logs are still read, but a non-released
+    # run that predicts provisions must be re-run with >= 1.3.0. Also in 1.3.0: IRCoT's and FLARE's forced
+    # final prompt ends "\n So the answer is:" (IRCoT on OpenAI: "\n So the final answer is:"), as every
+    # forced row of the released traces shows (the scripts' code: " <marker>"; `script_final_prompt=True`).
     version="1.3.0",
     accepted_versions=("1.0.0", "1.1.0", "1.2.0", "1.3.0"),
     events_since="1.3.0",
@@ -226,6 +228,7 @@ KOBLEX = BenchmarkSpec(
         "script_stops_at_marker": False,  # FLARE goes on after the first "So the answer is:"
         "script_question_once": False,  # FLARE's step prompt reads "Question: Question:"
         "script_answer_marker": False,  # CoT + OR on OpenAI: the answer after "Answer: " (GPT-4o rows)
+        "script_final_prompt": False,  # IRCoT/FLARE: the forced final prompt ends "\n So the answer is:"
         "retrieve_every_follow_up": False,  # Self-Ask retrieves once per question
         "tokenizer": "official",
         "reranker": PAPER_RERANKER,

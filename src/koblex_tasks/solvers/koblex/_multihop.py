@@ -365,12 +365,22 @@ async def interleaved_reasoning(
     return reasoning
 
 
+FORCED_SEPARATOR = "\n "  # the traces' forced prompt: "<sentences>\n So the answer is:"
+SCRIPT_FORCED_SEPARATOR = " "  # the scripts': "<sentences> So the answer is:"
+
+
 async def force_final(
-    run: MultihopRun, reasoning: Reasoning, marker: str, stop: list[str] | None = None
+    run: MultihopRun,
+    reasoning: Reasoning,
+    marker: str,
+    stop: list[str] | None = None,
+    separator: str = FORCED_SEPARATOR,
 ) -> Completion:
-    """Append `marker` to the reasoning so far and ask once more (counted); `stop`: the script's, if any."""
+    """Append `separator` and `marker` to the reasoning so far and ask once more (counted); `stop`: the
+    script's, if any. The released traces (IRCoT on both backends, FLARE on vLLM: every forced row) show
+    "\n " before the marker; the scripts' code appends " " (`SCRIPT_FORCED_SEPARATOR`)."""
     run.record.count("forced_final_answer")
-    return await run.ask(f"{step_prompt(run, reasoning)} {marker}", stop=stop)
+    return await run.ask(f"{step_prompt(run, reasoning)}{separator}{marker}", stop=stop)
 
 
 def follows_vllm_script(run: MultihopRun) -> bool:

@@ -47,6 +47,8 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from koblex_tasks.benchmarks.koblex.evidence import AnswerRule, after_marker
 from koblex_tasks.solvers.common import require_positive
 from koblex_tasks.solvers.koblex._multihop import (
+    FORCED_SEPARATOR,
+    SCRIPT_FORCED_SEPARATOR,
     Completion,
     MultihopMethod,
     MultihopRun,
@@ -84,6 +86,7 @@ def flare(
     script_stops_at_marker: bool = False,
     script_question_once: bool = False,
     script_drops_punctuation: bool = False,
+    script_final_prompt: bool = False,
     tokenizer: str | None = None,
     reranker: str | None = "none",
     prompt_version: str = "v1",
@@ -104,6 +107,8 @@ def flare(
             GPT-4o traces go on; on vLLM the run always ends there, as script and traces do).
         script_question_once: "Question:" once in the step prompt, as the scripts send it (the traces: twice).
         script_drops_punctuation: drop each sentence's final punctuation, as the scripts' servers do.
+        script_final_prompt: the forced final prompt appends " <marker>" as the scripts' code does (the
+            traces: "\n <marker>", every forced row of both backends).
         tokenizer, reranker, prompt_version: as for every multi-hop solver (see `_multihop`).
     """
     require_positive(k=k, max_steps=max_steps)
@@ -145,7 +150,8 @@ def flare(
         run.record.predicted = run.retrieve.keys_of(reasoning.contexts)
         last = reasoning.last
         if last is None or FINAL not in last.text:
-            last = await force_final(run, reasoning, FINAL)
+            separator = SCRIPT_FORCED_SEPARATOR if script_final_prompt else FORCED_SEPARATOR
+            last = await force_final(run, reasoning, FINAL, separator=separator)
             reasoning.steps[-1] = last.text  # official: the forced answer replaces the last sentence
         return run.adopt(last, AnswerRule("after_marker", (FINAL, "So the final answer is:")))
 

@@ -46,6 +46,8 @@ from koblex_tasks.benchmarks.koblex.evidence import AnswerRule
 from koblex_tasks.solvers.common import require_positive
 from koblex_tasks.solvers.koblex._common import koblex_prompt
 from koblex_tasks.solvers.koblex._multihop import (
+    FORCED_SEPARATOR,
+    SCRIPT_FORCED_SEPARATOR,
     Completion,
     MultihopMethod,
     MultihopRun,
@@ -71,6 +73,7 @@ def ircot(
     script_prompt: bool = False,
     script_final_stop: bool = False,
     script_drops_punctuation: bool = False,
+    script_final_prompt: bool = False,
     tokenizer: str | None = None,
     reranker: str | None = "none",
     prompt_version: str = "v1",
@@ -88,6 +91,8 @@ def ircot(
         script_final_stop: on vLLM, cut the forced final call at "\n" as the script does.
         script_drops_punctuation: drop each sentence's final punctuation (the stop string) as the scripts'
             servers do; the traces keep it.
+        script_final_prompt: the forced final prompt appends " <marker>" as the scripts' code does (the
+            traces: "\n <marker>", every forced row of both backends).
         tokenizer, reranker, prompt_version: as for every multi-hop solver (see `_multihop`).
     """
     require_positive(k=k, max_steps=max_steps)
@@ -114,8 +119,11 @@ def ircot(
         if marker in last and reasoning.last is not None:
             return run.adopt(reasoning.last, AnswerRule("after_marker", (marker,)))
         final_stop = VLLM_FINAL_STOP if vllm and script_final_stop else None
-        final = await force_final(run, reasoning, marker, stop=final_stop)
-        echo = (last,) if last else ()  # official: drop an echo of the last step before the marker
+        separator = SCRIPT_FORCED_SEPARATOR if script_final_prompt else FORCED_SEPARATOR
+        final = await force_final(run, reasoning, marker, stop=final_stop, separator=separator)
+        # the OpenAI script drops an echo of the last step before the marker; the vLLM script reads after the
+        # last marker only (the traces: a forced reply that ends with the last step keeps its answer)
+        echo = (last,) if last and not vllm else ()
         return run.adopt(final, AnswerRule("after_marker", (*echo, marker)))
 
     return solve
