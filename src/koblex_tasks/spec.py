@@ -194,6 +194,12 @@ class BenchmarkSpec:
     # The first task version whose logs record each retrieval in the sample's events (older logs that predict
     # provisions cannot pass the leaderboard's provisions rule); None: the benchmark's solvers predict none.
     events_since: str | None = None
+    # Value keys of a retrieval funnel in stage order (gold recall after each stage): the leaderboard draws one
+    # funnel per run from them; the scorer's other values are drawn beside the stages.
+    funnel: tuple[str, ...] = ()
+    # Task arguments that change what the judge reads (not who judges): each setting is its own leaderboard
+    # column, and released answers are judged under the user's run's setting. Defaults: `paper_protocol`.
+    judge_variant_args: tuple[str, ...] = ()
     _official_digests: frozenset[str] = field(default=frozenset(), init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -209,6 +215,12 @@ class BenchmarkSpec:
         for key in (*self.headline, self.ranking):
             if key not in keys:
                 raise ValueError(f"{self.name}: headline/ranking key {key!r} is not a declared value")
+        for key in self.funnel:
+            if key not in keys:
+                raise ValueError(f"{self.name}: funnel key {key!r} is not a declared value")
+        for arg in self.judge_variant_args:
+            if arg not in self.paper_protocol:
+                raise ValueError(f"{self.name}: judge variant argument {arg!r} has no paper_protocol default")
         self._check_official_ids()
 
     def _check_official_ids(self) -> None:
@@ -229,6 +241,13 @@ class BenchmarkSpec:
 
     def is_official_id(self, sample_id: object) -> bool:
         return id_digest(sample_id) in self._official_digests
+
+    def judge_variant(self, task_args: Mapping[str, Any] | None) -> dict[str, Any]:
+        """The judge-variant arguments that differ from the paper's protocol in `task_args` (empty: the paper's)."""
+        args = task_args or {}
+        return {
+            k: args[k] for k in self.judge_variant_args if k in args and args[k] != self.paper_protocol[k]
+        }
 
     def scorer(self, name: str) -> ScorerSpec:
         for s in self.scorers:

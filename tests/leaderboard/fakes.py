@@ -25,12 +25,13 @@ class FakeStore:
         names: Sequence[str] | None = None,
         provenance: Mapping[str, Any] | None = None,
         audits: Mapping[str, Any] | None = None,
+        provenances: Sequence[Mapping[str, Any]] | None = None,  # one per run (instead of `provenance`)
     ) -> None:
         self._items = dict(items)
         self._runs = [
             RunRow(k + 1, names[k] if names else f"system {k}", benchmark, f"toy/m{k}", board_key,
                    "stored label", "full", False, f"2026-01-{k + 1:02d}T00:00:00+00:00",
-                   "2026-02-01T00:00:00+00:00", dict(provenance or {}))
+                   "2026-02-01T00:00:00+00:00", dict(provenances[k] if provenances else provenance or {}))
             for k in range(len(scores))
         ]  # fmt: skip
         self._scores = {

@@ -8,10 +8,14 @@ import click
 
 from koblex_tasks.cli._base import KoblexCommand, KoblexGroup, argument, echo_json, reading
 
-__all__ = ["legit_errors", "report"]
+__all__ = ["legit_errors", "lf_eval_sensitivity", "report"]
 
 
-@click.group("report", cls=KoblexGroup, short_help="Analyses of finished logs (LEGIT error attribution).")
+@click.group(
+    "report",
+    cls=KoblexGroup,
+    short_help="Analyses of finished logs (LEGIT error attribution, LF-Eval sensitivity).",
+)
 def report() -> None:
     """Analyses of finished eval logs."""
 
@@ -40,3 +44,52 @@ def legit_errors(logs: tuple[Path, ...], as_json: bool) -> None:
         echo_json({"error_attribution": [{"log": str(log), **t.to_dict()} for log, t in tables]})
         return
     click.echo("\n\n".join(format_markdown(t, f"LEGIT error attribution: {log.name}") for log, t in tables))
+
+
+@report.command(
+    "lf-eval-sensitivity",
+    cls=KoblexCommand,
+    short_help="LF-Eval per method under each judge variant, paired differences, rank correlations.",
+)
+@argument(
+    "logs",
+    nargs=-1,
+    required=True,
+    type=click.Path(path_type=Path),
+    metavar="LOG...",
+    help="KoBLEX logs with LF-Eval",
+)
+@click.option(
+    "--resamples", type=click.IntRange(min=100), default=None, help="bootstrap resamples (default 10000)"
+)
+@click.option("--seed", type=int, default=None, help="bootstrap seed (default the leaderboard's)")
+@click.option("--json", "as_json", is_flag=True, help="print one JSON object instead of Markdown")
+def lf_eval_sensitivity(
+    logs: tuple[Path, ...], resamples: int | None, seed: int | None, as_json: bool
+) -> None:
+    """LF-Eval of the same methods scored under different judge variants (`-T judge_context=gold|none|retrieved`,
+    `-T judge_reference=true|false`): per method, the mean under each variant with its bootstrap interval, the
+    paired difference of each variant from the paper's (gold context, reference shown) on the items both logs
+    scored (bootstrap CI, sign-flip test, Holm over the report), and Kendall's tau and Spearman's rho of the
+    methods' means between every two variants. LF-Eval is re-derived from each log's judge records, never read
+    from its totals. A log without LF-Eval, logs of different datasets, or a single variant: one line, exit 2.
+    """
+    import dataclasses
+
+    from koblex_tasks.grid.compare import Settings
+    from koblex_tasks.grid.sensitivity import format_markdown, sensitivity_report
+
+    settings = Settings()
+    if resamples is not None:
+        settings = dataclasses.replace(settings, n_resamples=resamples)
+    if seed is not None:
+        settings = dataclasses.replace(settings, seed=seed)
+    with reading("cannot read a log"):
+        for log in logs:
+            if not log.is_file():
+                raise FileNotFoundError(f"no such log: {log}")
+    result = sensitivity_report(list(logs), settings)
+    if as_json:
+        echo_json({"lf_eval_sensitivity": result.to_dict()})
+        return
+    click.echo(format_markdown(result), nl=False)

@@ -190,6 +190,7 @@ class Board:
     rank_by: tuple[str, ...]  # metric keys, the default ranking column first
     dataset_note: str | None = field(default=None, metadata=NOT_EXPORTED)
     corpus_applies: bool = field(default=True, metadata=NOT_EXPORTED)  # False: no corpus wording at all
+    funnel: tuple[str, ...] = ()  # the funnel's stage columns present on the board (`BenchmarkSpec.funnel`)
 
     @property
     def primary(self) -> tuple[Column, ...]:
@@ -407,11 +408,15 @@ def _strata(data: _Data, x: np.ndarray, spec: BenchmarkSpec) -> tuple[StratumRow
     )
 
 
-def judge_key(run: RunRow, scorer: str) -> str:
-    """Who graded a run's `scorer` column: its judge model(s) and prompt hash(es)."""
+def judge_key(run: RunRow, scorer: str, spec: BenchmarkSpec | None = None) -> str:
+    """Who graded a run's `scorer` column and on what: its judge model(s), prompt hash(es) and, when the run
+    set one off the paper's protocol, the judge variant (`spec.judge_variant_args`, e.g. the judge's Context
+    omitted), so runs judged on different inputs are never ranked in one column."""
     info = (run.provenance.get("judges") or {}).get(scorer) or {}
     models = sorted(info.get("models") or {}) or [str(run.provenance.get("judge_model") or "?")]
-    return " + ".join(models) + " | " + " + ".join(sorted(info.get("prompts") or {}) or ["?"])
+    key = " + ".join(models) + " | " + " + ".join(sorted(info.get("prompts") or {}) or ["?"])
+    variant = spec.judge_variant(run.provenance.get("task_args")) if spec is not None else {}
+    return key + "".join(f" | {k}={v}" for k, v in sorted(variant.items()))
 
 
 def _column(
@@ -464,7 +469,7 @@ def _columns(
     """A value's column, or for a judge-graded value graded by several judges one column per judge (model
     and prompt hash), so runs graded differently are never ranked, starred or lettered together."""
     scorer = spec.scorer_of(value.key)
-    keys = [judge_key(run, scorer.name) for run in data.runs] if scorer.judge else []
+    keys = [judge_key(run, scorer.name, spec) for run in data.runs] if scorer.judge else []
     distinct = sorted(set(keys))
     if len(distinct) < 2:
         column = _column(store, data, spec, value, audits)
@@ -512,6 +517,7 @@ def compute_board(store: Store, board_key: str, settings: Settings = Settings())
         rank_by=rank_by(spec, metrics),
         dataset_note=titles.dataset_note(spec, board_key),
         corpus_applies=spec.full_corpus_size is not None,
+        funnel=tuple(k for k in spec.funnel if any(m.metric == k for m in metrics)),
     )
 
 

@@ -5,6 +5,10 @@ then one small multiple per stratum (e.g. per hop count) on the same x-axis, so 
 a glance. Each panel is its own SVG in viewBox units (it scales with its container: readable on a phone and
 on a desktop); rows follow the board's default ranking, one mark per system (or "n/a" with the reason).
 No JavaScript is needed to see it; the page's script only moves rows when the reader re-ranks.
+
+A board with a retrieval funnel (`BenchmarkSpec.funnel`) also gets one funnel per run (`funnels`): the share of
+the gold found after each stage as bars on 0-100 %, with their intervals, then the stage scorer's other values;
+a run without the funnel (an older task version) shows "—" with the reason, never an empty bar read as 0.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal, NamedTuple
 
-from koblex_tasks.leaderboard.board import Board, Column, Interval, RunInfo
+from koblex_tasks.leaderboard.board import Board, Column, Interval, RunInfo, benchmark_spec
 from koblex_tasks.text import fmt
 
 WIDTH = 360.0  # viewBox width of a panel
@@ -202,3 +206,94 @@ def forest(board: Board) -> Forest:
     order = board.ranked_runs()
     prefix = common_prefix([r.name for r in order])
     return Forest(tuple(forest_row(board, c, order, prefix) for c in board.rank_chain()), prefix)
+
+
+# ---------------------------------------------------------------------------------------------- funnel
+
+FUNNEL_BAR_RIGHT = 280.0  # the bars span plot_left..this; the value text follows
+FUNNEL_TOP = 24.0
+FUNNEL_GAP = 8.0  # between the stages and the scorer's other values (e.g. guess overlap)
+ABSENT = "—"  # a value the run did not compute (e.g. a log of a task version without the funnel): never 0
+
+
+@dataclass(frozen=True)
+class FunnelBar:
+    """One stage (or a value beside the stages) of a run's funnel: a bar from 0 to the mean on 0-100 %, its
+    interval as a whisker, the value as text; `width` None: the run has no value (drawn as "—", why in `text`)."""
+
+    y: float
+    label: str
+    width: float | None
+    whisker: tuple[float, float] | None
+    value: str
+    text: str
+    stage: bool  # False: a value beside the stages
+
+
+@dataclass(frozen=True)
+class FunnelPanel:
+    """One run's funnel as one SVG in viewBox units."""
+
+    run_id: int
+    name: str
+    bars: tuple[FunnelBar, ...]
+    ticks: tuple[Tick, ...]
+
+    width = WIDTH
+    plot_left = LABEL_WIDTH
+    plot_right = FUNNEL_BAR_RIGHT
+    row_height = ROW_HEIGHT
+
+    @property
+    def axis_y(self) -> float:
+        return (self.bars[-1].y if self.bars else FUNNEL_TOP) + ROW_HEIGHT + 2
+
+    @property
+    def height(self) -> float:
+        return self.axis_y + 20
+
+
+def _share_x(value: float) -> float:
+    """A share in [0, 1] as an x position on the bar's axis (clamped: a bar never leaves the panel)."""
+    return round(LABEL_WIDTH + min(max(value, 0.0), 1.0) * (FUNNEL_BAR_RIGHT - LABEL_WIDTH), 2)
+
+
+def _funnel_bar(column: Column, row: Interval, reason: str | None, y: float, stage: bool) -> FunnelBar:
+    if row.mean is None:
+        why = reason or "not computed by this run"
+        return FunnelBar(y, column.label, None, None, ABSENT, f"{column.label}: {why}", stage)
+    mean = row.mean
+    low, high = (mean if row.low is None else row.low), (mean if row.high is None else row.high)
+    value = f"{fmt(mean, 100, 1)}%"
+    text = f"{column.label}: {fmt(mean, 100, 1)}% [{fmt(low, 100, 1)}, {fmt(high, 100, 1)}]"
+    return FunnelBar(y, column.label, _share_x(mean), (_share_x(low), _share_x(high)), value, text, stage)
+
+
+def funnel_columns(board: Board) -> tuple[tuple[Column, ...], tuple[Column, ...]]:
+    """The board's funnel stages in order, and the other columns of the stages' scorer (drawn beside them)."""
+    stages = tuple(board.column(k) for k in board.funnel)
+    spec = benchmark_spec(board.benchmark)
+    scorers = {spec.scorer_of(k).name for k in board.funnel}
+    others = {v.key for s in spec.scorers if s.name in scorers for v in s.values} - set(board.funnel)
+    return stages, tuple(m for m in board.metrics if m.metric in others)
+
+
+def funnels(board: Board) -> tuple[FunnelPanel, ...]:
+    """One funnel per run (in the board's default ranking): the share of the gold found after each stage,
+    then the scorer's other values; empty when the board has no funnel columns."""
+    if not board.funnel:
+        return ()
+    stages, beside = funnel_columns(board)
+    ticks = tuple(Tick(_share_x(t / 100), f"{t}") for t in (0, 25, 50, 75, 100))
+    panels = []
+    for run in board.ranked_runs():
+        bars, y = [], FUNNEL_TOP
+        for group, is_stage in ((stages, True), (beside, False)):
+            if not is_stage and group:
+                y += FUNNEL_GAP
+            for column in group:
+                row = column.rows[run.run_id]
+                bars.append(_funnel_bar(column, row, row.reason, y, is_stage))
+                y += ROW_HEIGHT
+        panels.append(FunnelPanel(run.run_id, run.name, tuple(bars), ticks))
+    return tuple(panels)

@@ -39,7 +39,7 @@ from koblex_tasks.leaderboard.board import (
     RunInfo,
     Site,
 )
-from koblex_tasks.leaderboard.plot import forest
+from koblex_tasks.leaderboard.plot import ABSENT, forest, funnel_columns, funnels
 from koblex_tasks.leaderboard.safe_write import refuse_symlink, write_atomic
 from koblex_tasks.leaderboard.titles import benchmark_notes
 from koblex_tasks.text import fmt, md_cell, printable
@@ -208,6 +208,7 @@ def environment() -> Environment:
         rank_rule,
         judge_groups,
         forest,
+        funnels,
         benchmark_notes,
     )
     env.globals |= {f.__name__: f for f in helpers} | {"ci_width": CI_WIDTH}
@@ -281,7 +282,30 @@ def render_markdown(site: Site) -> str:
         for rank, run in enumerate(board.ranked_runs(), 1):
             cells = [_md_result(m, m.rows[run.run_id]) for m in primary]
             out.append(f"| {rank} | {md_cell(run.name)} | " + " | ".join(cells) + " |")
+        out += funnel_markdown(board)
     return "\n".join(out) + "\n"
+
+
+def funnel_markdown(board: Board) -> list[str]:
+    """The board's retrieval funnel as a table (one row per run); "—" where a run did not compute a value."""
+    stages, beside = funnel_columns(board)
+    if not stages:
+        return []
+    shown = stages + beside
+    out = [
+        "",
+        "Retrieval funnel (mean [95% CI]; — = not computed by the run, e.g. an older task version):",
+        "",
+    ]
+    out.append("| System | " + " | ".join(md_cell(m.label) for m in shown) + " |")
+    out.append("|---|" + "---|" * len(shown))
+    for run in board.ranked_runs():
+        cells = [
+            ABSENT if m.rows[run.run_id].mean is None else interval_text(m.rows[run.run_id], m.scale)
+            for m in shown
+        ]
+        out.append(f"| {md_cell(run.name)} | " + " | ".join(cells) + " |")
+    return out
 
 
 # ---------------------------------------------------------------------------------------------- CSV

@@ -256,4 +256,6 @@ KOBLEX = BenchmarkSpec(
     methods=KOBLEX_GRID,
     official_ids_sha256=OFFICIAL_IDS_SHA256,
     official_id_digests=OFFICIAL_ID_DIGESTS,
+    funnel=("gold_recall_bm25", "gold_recall_rerank", "gold_recall_selected"),
+    judge_variant_args=("judge_context", "judge_reference"),
 )
