@@ -176,10 +176,14 @@ JUDGE_SCORES = {"q1": "9", "q2": "3"}
 def judge_reply(  # a scripted LF-Eval judge: 9 for q1, 3 for q2, with logprobs, for either prompt variant
     messages, tools, tool_choice, config: GenerateConfig
 ) -> ModelOutput:
+    prompt = messages[-1].text
+    return certain_judge_output(prompt, JUDGE_SCORES["q1" if "운송물" in prompt else "q2"])
+
+
+def certain_judge_output(prompt: str, score: str) -> ModelOutput:
+    """A judge's reply giving `score` with certainty (logprob 0 on every token), for either LF-Eval prompt."""
     from koblex_tasks.providers.koblexmock import is_lf_eval_json_prompt, usage_for
 
-    prompt = messages[-1].text
-    score = JUDGE_SCORES["q1" if "운송물" in prompt else "q2"]
     # DeepEval's prompt gets its JSON object, tokenised with the score as its own token; the bare one the score
     tokens = ['{"', "score", '":', " ", score, ",", ' "', "reason", '":', ' "', "ok", '"}']
     tokens = tokens if is_lf_eval_json_prompt(prompt) else [score]

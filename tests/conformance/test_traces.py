@@ -5,7 +5,9 @@ model names no shipped file has (qwen_8b, exaone_7.8b), so nothing here fits the
 """
 
 import re
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from inspect_ai.model import GenerateConfig
@@ -108,7 +110,30 @@ def test_released_files_of_unseen_models_replay_identically(
     assert out.rstrip().endswith("traces: 5/5 files identical") and code == 0, out
 
 
-def test_the_scripts_dropped_punctuation_is_the_first_difference(
+@pytest.mark.parametrize(
+    ("name", "row", "switch", "difference"),
+    [
+        # the vLLM server drops the stop string: the second prompt lacks the sentence's "."
+        (
+            "ircot_exaone_7.8b.jsonl",
+            ircot_row,
+            "script_drops_punctuation",
+            "call 1 prompt after its provisions",
+        ),
+        # the forced call, the 9th, gets the scripts' " <marker>" instead of the traces' "\n <marker>"
+        (
+            "ircot_qwen_8b.jsonl",
+            forced_ircot_row,
+            "script_final_prompt",
+            "call 8 prompt after its provisions",
+        ),
+    ],
+)
+def test_a_scripts_switch_is_the_first_difference_from_the_traces(
+    name: str,
+    row: Callable[[], dict[str, Any]],
+    switch: str,
+    difference: str,
     tmp_path: Path,
     tiny_questions: Path,
     tiny_corpus: Path,
@@ -117,32 +142,15 @@ def test_the_scripts_dropped_punctuation_is_the_first_difference(
 ) -> None:
     folder = tmp_path / "released"
     folder.mkdir()
-    write_jsonl(folder / "ircot_exaone_7.8b.jsonl", [ircot_row()])
-    monkeypatch.setitem(trace_replay.SOLVERS, "ircot", lambda: ircot(script_drops_punctuation=True))
+    write_jsonl(folder / name, [row()])
+    monkeypatch.setitem(trace_replay.SOLVERS, "ircot", lambda: ircot(**{switch: True}))
     code, out, _ = run(
         ["--traces", str(folder), "--data", str(tiny_questions), "--corpus", str(tiny_corpus)], capsys
     )
     assert "0/1 rows identical" in out and code == 1, out
-    # the vLLM server drops the stop string: the second prompt lacks the sentence's "."
-    assert "row 1 (question q2): call 1 prompt after its provisions" in out and "문제된다.'" in out, out
-
-
-def test_the_scripts_forced_prompt_is_the_first_difference_of_a_forced_row(
-    tmp_path: Path,
-    tiny_questions: Path,
-    tiny_corpus: Path,
-    capsys: pytest.CaptureFixture[str],
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    folder = tmp_path / "released"
-    folder.mkdir()
-    write_jsonl(folder / "ircot_qwen_8b.jsonl", [forced_ircot_row()])
-    monkeypatch.setitem(trace_replay.SOLVERS, "ircot", lambda: ircot(script_final_prompt=True))
-    code, out, _ = run(
-        ["--traces", str(folder), "--data", str(tiny_questions), "--corpus", str(tiny_corpus)], capsys
-    )
-    assert "0/1 rows identical" in out and code == 1, out
-    assert "row 1 (question q2): call 8 prompt after its provisions" in out, out  # the forced call, 9th
+    assert f"row 1 (question q2): {difference}" in out, out
+    if switch == "script_drops_punctuation":
+        assert "문제된다.'" in out, out
 
 
 def test_a_changed_answer_and_an_unknown_question_are_reported_under_their_file(

@@ -15,16 +15,16 @@ from pathlib import Path
 import pytest
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import read_eval_log, write_eval_log
-from inspect_ai.model import Logprob, Logprobs, ModelOutput, TopLogprob, get_model
+from inspect_ai.model import ModelOutput, get_model
 
 from koblex_tasks.cli.main import main
 from koblex_tasks.grid.compare import Settings
 from koblex_tasks.grid.sensitivity import format_markdown, sensitivity_report
-from koblex_tasks.providers.koblexmock import is_lf_eval_json_prompt, usage_for
+from koblex_tasks.providers.koblexmock import usage_for
 from koblex_tasks.solvers.koblex.chain_of_thought import chain_of_thought
 from koblex_tasks.solvers.koblex.standard_prompting import standard_prompting
 from koblex_tasks.tasks.koblex.task import koblex
-from tests.conftest import TINY_STATUTES, tiny_question, write_jsonl
+from tests.conftest import TINY_STATUTES, certain_judge_output, tiny_question, write_jsonl
 
 QUESTIONS = 6
 # judge score (0-10) by the answer's marker, with the gold Context / without it; odd questions get +1
@@ -38,17 +38,7 @@ def judge(messages, tools, tool_choice, config) -> ModelOutput:  # type: ignore[
     context = "gold" if any(row["content"][:20] in prompt for row in TINY_STATUTES) else "none"
     marker = "ALPHA" if "ALPHA" in prompt else "BETA"
     odd = any(f"질문 {k}번" in prompt for k in range(1, QUESTIONS + 1, 2))
-    score = str(SCORES[context][marker] + (1 if odd else 0))
-    tokens = ['{"', "score", '":', " ", score, ",", ' "', "reason", '":', ' "', "ok", '"}']
-    tokens = tokens if is_lf_eval_json_prompt(prompt) else [score]
-    out = ModelOutput.from_content(model="judge", content="".join(tokens))
-    out.choices[0].logprobs = Logprobs(
-        content=[
-            Logprob(token=t, logprob=0.0, top_logprobs=[TopLogprob(token=t, logprob=0.0)]) for t in tokens
-        ]
-    )
-    out.usage = usage_for(prompt, out.completion)
-    return out
+    return certain_judge_output(prompt, str(SCORES[context][marker] + (1 if odd else 0)))
 
 
 def answer(marker: str):  # type: ignore[no-untyped-def]

@@ -26,7 +26,7 @@ from scipy import stats as scipy_stats
 from koblex_tasks import stats
 from koblex_tasks.errors import RederivationRefused
 from koblex_tasks.grid.compare import MetricTest, Settings, holm, paired_test
-from koblex_tasks.grid.logs import method_of
+from koblex_tasks.grid.logs import Cell, method_of
 from koblex_tasks.grid.plan import grid_for
 from koblex_tasks.logs.reading import TRANSCRIPT_FIELDS
 from koblex_tasks.logs.rederivation import same
@@ -140,16 +140,6 @@ def read_judged(path: str | Path) -> JudgedLog:
         dataset=str(fingerprint) if fingerprint else None,
         values={sid: sum(v) / len(v) for sid, v in sums.items()},
     )
-
-
-@dataclass(frozen=True)
-class Cell:
-    """One method under one variant: mean [CI] over the items its judge scored."""
-
-    mean: float | None
-    low: float | None
-    high: float | None
-    n: int
 
 
 @dataclass(frozen=True)
