@@ -301,3 +301,20 @@ def test_a_legit_sample_run_stays_a_subset_without_its_arguments(
     with Store(db) as store:
         [run] = store.runs()
     assert run.subset and "SUBSET" in run.board_label
+
+
+def test_a_legit_replay_no_manifest_verifies_gets_a_board_of_its_own(
+    legit_shared: Path, sample_file: Path, tmp_path: Path
+) -> None:
+    """LEGIT has no manifest of released outputs: a log that calls itself a replay skips the answer rule (no
+    model wrote its answers), so it is never ranked beside runs whose answers a model wrote."""
+    from koblex_tasks.logs.placement import UNVERIFIED_REPLAY
+    from koblex_tasks.tasks.legit.replay import run_verdict_replay
+
+    released = next((legit_shared / "released_verdicts").glob("*.jsonl"))
+    log = run_verdict_replay(str(released), data=str(sample_file), log_dir=str(tmp_path / "logs")).log
+    db = tmp_path / "legit.sqlite"
+    assert leaderboard_main(["submit", "--db", str(db), "--allow-subset", str(log.location)]) == 0
+    with Store(db) as store:
+        [run] = store.runs()
+    assert UNVERIFIED_REPLAY in run.board_label and "outputs=unverified-replay" in run.board_key

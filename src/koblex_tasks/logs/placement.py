@@ -33,6 +33,7 @@ from koblex_tasks.spec import BenchmarkSpec, ids_sha256
 from koblex_tasks.text import folded
 
 UNVERIFIED = "unverified dataset"
+UNVERIFIED_REPLAY = "replayed outputs, unverified"
 
 
 def unverified_dataset(spec: BenchmarkSpec, fingerprint: str | None) -> bool:
@@ -50,6 +51,9 @@ class Evidence:
     retrieving: int  # samples that record retrieval
     predicting: int  # samples that record predicted provisions
     known: bool = True  # the benchmark's manifest names what retrieval looks like in a sample
+    # the log calls itself a replay of released outputs that no manifest can verify (LEGIT): its answers are
+    # not shown to be a model's, so it never shares a board with runs whose answers are
+    unverified_replay: str | None = None
 
     @property
     def closed_book(self) -> bool:
@@ -102,7 +106,8 @@ def gather_evidence(
             )
     if why := registered_mismatch(run.spec, record):
         problems.add(why)
-    return Evidence(released, retrieving, predicting, manifest is not None)
+    unverified_replay = declared if manifest is None else None
+    return Evidence(released, retrieving, predicting, manifest is not None, unverified_replay)
 
 
 def registered_mismatch(spec: BenchmarkSpec, record: Any) -> str | None:
@@ -204,6 +209,9 @@ def place(run: RunIdentity, coverage: Coverage, task_args: dict[str, Any], evide
     label = " · ".join([spec.name, str(lang), *pool, *variants])
     if unverified_dataset(spec, run.fingerprint):
         label += f" · {UNVERIFIED}"
+    if evidence.unverified_replay:
+        key_parts.append("outputs=unverified-replay")
+        label += f" · {UNVERIFIED_REPLAY}"
     if coverage.subset:
         ids_hash = ids_sha256(coverage.sample_ids)[:12]
         key_parts.append(f"subset={ids_hash}")
