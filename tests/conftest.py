@@ -4,6 +4,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -31,6 +32,15 @@ def _fresh_retrievers() -> None:
     from koblex_tasks.corpus.retriever import clear_retrievers
 
     clear_retrievers()
+
+
+@pytest.fixture(autouse=True)
+def _own_excepthook() -> Iterator[None]:
+    """A test that runs Inspect's CLI in-process installs its exception hook for good; the next test's
+    `eval()` would then behave as under the CLI (a rejected request exits 1). Each test gets the hook back."""
+    hook = sys.excepthook
+    yield
+    sys.excepthook = hook
 
 
 @pytest.fixture(scope="session")
