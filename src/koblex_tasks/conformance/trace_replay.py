@@ -285,8 +285,9 @@ def first_difference(row: TraceRow, run: RowRun, sample: EvalSample, backend: st
     if len(run.prompts) != len(script.replies):
         return f"calls: released {len(script.replies)}, ours {len(run.prompts)}"
     for i, (expected, ours) in enumerate(zip(script.prompts, run.prompts, strict=False)):
-        if expected is not None and _after_provisions(ours) != expected:
-            theirs, mine = _first_divergence(expected, _after_provisions(ours))
+        ours = ours if script.whole_prompts else _after_provisions(ours)
+        if expected is not None and ours != expected:
+            theirs, mine = _first_divergence(expected, ours)
             return f"call {i} prompt after its provisions: released {theirs} / ours {mine}"
     if len(run.depths) != len(script.retrievals):
         return f"retrievals: released {len(script.retrievals)}, ours {len(run.depths)}"

@@ -38,6 +38,7 @@ from koblex_tasks.errors import DataError
 from koblex_tasks.jsonl import read_jsonl
 from koblex_tasks.solvers.koblex.flare import MAX_STEPS as FLARE_STEPS
 from koblex_tasks.solvers.koblex.ircot import MAX_STEPS as IRCOT_STEPS
+from koblex_tasks.solvers.koblex.self_ask import last_line_value
 
 OPENAI_MODELS = {"gpt-4o": "openai"}  # ran the OpenAI scripts; every open model ran the vLLM scripts
 SENTENCE_END = re.compile(r"[.!?]")
@@ -55,6 +56,12 @@ UNSCRIPTED = {
     "parser": "no trace: the provision and selection calls are not in the row",
 }
 SELF_ASK_FINAL = "So the final answer is:"
+SELF_ASK_HEAD = "Question: {question}\nAre follow up questions needed here:"  # the first prompt
+SELF_ASK_ANSWER = "\nIntermediate answer: "
+FOLLOW_UP = "Follow up:"
+ANSWER_LABEL = re.compile(
+    r"[A-Z][a-z]*(?: [a-z]+)*: ?$"
+)  # "Answer: ", "Follow up: ", "So the final answer is:"
 
 
 @dataclass(frozen=True)
@@ -73,6 +80,7 @@ class Script:
     replies: list[Reply]
     retrievals: list[list[str]] = field(default_factory=list)
     prompts: list[str | None] = field(default_factory=list)
+    whole_prompts: bool = False  # the prompts hold no provisions: compare each prompt whole
 
 
 @dataclass
@@ -345,15 +353,72 @@ def flare(row: TraceRow, trace: Any, backend: str) -> Script:
 
 
 def self_ask(row: TraceRow, trace: Any, backend: str) -> Script:
-    """Self-Ask rows cannot drive a replay; the reason is read from each row. Every run of ours ends with a
-    reply or a forced prompt holding "So the final answer is:"; most traces hold none (the run ended some
-    other way, e.g. a trailing "Answer: ..."), and the others join the calls' outputs without saying where
-    each call ended (the self-ask replies run on through the model's own "Intermediate answer:" lines)."""
-    if not isinstance(trace, str) or not trace.startswith("Question: "):
+    """The self-ask prompt grown call by call, then the last reply and the forced call's (`self_ask`'s flow):
+    "Question: <question>\\nAre follow up questions needed here:", " ", then per follow-up the reply (cut
+    before "\\nIntermediate answer:", so it holds none) and "\\nIntermediate answer: <answer>." (the answer
+    call cut at its first ". ! ?", so the "." that follows is the script's); then the reply that asked none.
+    It ends the run when it holds "So the final answer is:" and the answer is read from it; otherwise the
+    forced call's reply (cut at "\\n") follows it directly: the tail of the last line the answer rule reads
+    as the row's answer. Where the two meet the trace does not say when no newline separates them: the
+    forced reply is taken as the shortest such tail with the English label before it ("Answer: ", "Follow
+    up: "); nothing compared depends on it (the forced prompt holds the prompt without that reply).
+    The first follow-up retrieves `comb` (one provision); the answer calls' prompts are not in the trace."""
+    head = SELF_ASK_HEAD.format(question=row.question)
+    if not isinstance(trace, str) or not trace.startswith(head + " "):
         raise NotReplayable("no self-ask trace")
-    if SELF_ASK_FINAL in trace:
-        raise NotReplayable("the trace joins the calls' outputs: where each call ended is not kept")
-    raise NotReplayable(f'no "{SELF_ASK_FINAL}": how the run ended is not in the trace')
+    prompt, rest = head, trace[len(head) + 1 :]
+    replies: list[Reply] = []
+    prompts: list[str | None] = []
+    while (at := rest.find(SELF_ASK_ANSWER)) >= 0:
+        reply, answer = rest[:at], rest[at + len(SELF_ASK_ANSWER) :]
+        end = SENTENCE_END.search(answer)
+        if FOLLOW_UP not in _last_line(reply):
+            raise NotReplayable('an "Intermediate answer:" follows a reply that asks no follow-up')
+        if end is None or end.group() != ".":
+            raise NotReplayable(
+                'an intermediate answer ended without ". ! ?" (no "." after it): where the next reply '
+                "starts is not in the trace"
+            )
+        replies += [Reply(reply), Reply(answer[: end.start()])]
+        prompts += [prompt, None]
+        prompt += (" " if prompt.endswith(":") else "") + reply + SELF_ASK_ANSWER + answer[: end.end()]
+        rest = answer[end.end() :]
+    follow_ups = len(replies) // 2
+    if len(row.comb or []) != min(follow_ups, 1):
+        raise NotReplayable(
+            f"comb holds {len(row.comb or [])} provisions for {follow_ups} follow-ups: which follow-up "
+            "retrieved which is not in the trace (the traces' rule: the first follow-up retrieves one)"
+        )
+    retrievals = [list(row.comb or [])] if follow_ups else []
+    if SELF_ASK_FINAL in rest and FOLLOW_UP not in _last_line(rest) and last_line_value(rest) == row.answer:
+        return Script([*replies, Reply(rest)], retrievals, [*prompts, prompt], whole_prompts=True)
+    start = forced_reply_start(rest, row.answer)
+    if start is None:
+        raise NotReplayable("the answer is not what the rule reads from any tail of the trace's last line")
+    last, forced = rest[:start], rest[start:]
+    if FOLLOW_UP in _last_line(last) or SELF_ASK_FINAL in last:
+        raise NotReplayable("the reply before the forced call asks a follow-up or holds the final marker")
+    return Script(
+        [*replies, Reply(last), Reply(forced)],
+        retrievals,
+        [*prompts, prompt, prompt + "\n" + SELF_ASK_FINAL],
+        whole_prompts=True,
+    )
+
+
+def _last_line(text: str) -> str:
+    return text.strip().split("\n")[-1]
+
+
+def forced_reply_start(text: str, answer: str) -> int | None:
+    """Where the forced call's reply starts in `text` (the loop's last reply, then it): the shortest tail of
+    the last line the answer rule reads as `answer`, with the English label before it; None if none does."""
+    line = text.rfind("\n") + 1
+    for at in range(len(text), line - 1, -1):
+        if last_line_value(text[at:]) == answer:
+            label = ANSWER_LABEL.search(text[line:at])
+            return at - len(label.group()) if label else at
+    return None
 
 
 def beamaggr(row: TraceRow, trace: Any, backend: str) -> Script:

@@ -188,6 +188,10 @@ KOBLEX = BenchmarkSpec(
     # run that predicts provisions must be re-run with >= 1.3.0. Also in 1.3.0: IRCoT's and FLARE's forced
     # final prompt ends "\n So the answer is:" (IRCoT on OpenAI: "\n So the final answer is:"), as every
     # forced row of the released traces shows (the scripts' code: " <marker>"; `script_final_prompt=True`).
+    # Also in 1.3.0, Self-Ask as every released Self-Ask trace shows (both backends): the first reply without
+    # a follow-up ends the loop (the script re-asks: `script_reasks=True`), and each follow-up adds the reply
+    # as returned, then "\nIntermediate answer: <answer>." (the script: "...<answer>\n" of stripped texts;
+    # `script_answer_join=True`).
     version="1.3.0",
     accepted_versions=("1.0.0", "1.1.0", "1.2.0", "1.3.0"),
     events_since="1.3.0",
@@ -230,6 +234,8 @@ KOBLEX = BenchmarkSpec(
         "script_answer_marker": False,  # CoT + OR on OpenAI: the answer after "Answer: " (GPT-4o rows)
         "script_final_prompt": False,  # IRCoT/FLARE: the forced final prompt ends "\n So the answer is:"
         "retrieve_every_follow_up": False,  # Self-Ask retrieves once per question
+        "script_reasks": False,  # Self-Ask: the first reply without a follow-up ends the loop (no re-ask)
+        "script_answer_join": False,  # Self-Ask: "\nIntermediate answer: <answer>." after the unstripped reply
         "tokenizer": "official",
         "reranker": PAPER_RERANKER,
         "reranker_max_length": None,  # no max_length, as the official code: the tokenizer's own maximum

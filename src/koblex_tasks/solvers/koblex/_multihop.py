@@ -81,6 +81,11 @@ class Completion:
     stops: tuple[str, ...] = ()  # the client-side stop sequences `text` was cut at
     keep_stop: bool = False  # the stop sequence that ended `text` is part of it
 
+    @property
+    def cut(self) -> str:
+        """The reply cut at its stop sequence, not stripped: what a vLLM script's `_generate` returns."""
+        return cut_at_stop(self.output.completion, self.stops, keep=self.keep_stop)
+
 
 async def complete(
     method: str,
