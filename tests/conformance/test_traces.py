@@ -105,6 +105,29 @@ def final_self_ask_row() -> dict:
     }
 
 
+def beamaggr_row(answer: str = "가 답", extra: int = 1) -> dict:
+    """A BeamAggr row of two trees: node 0 (leaves 1, 2) and root 3, whose best OB provision follows node
+    0's best one in `comb` (`extra` 0: left out)."""
+    a, b, c = (statute_key(TINY_STATUTES[i]) for i in range(3))
+
+    def leaf(node: int, cb: str, ob: str, provision: str, p_ob: float) -> dict:
+        candidates = [
+            {"answers": [ob], "p": p_ob, "comb": [provision]},
+            {"answers": [cb], "p": 1 - p_ob, "comb": []},
+        ]
+        return {"node": node, "candidates": sorted(candidates, key=lambda x: -x["p"])}
+
+    nodes = [leaf(1, "가 답", "가 근거", a, 0.4), leaf(2, "나 답", "나 근거", b, 0.7)]
+    nodes.append({"node": 0, "candidates": [{"answers": ["가 답", "나 근거"], "p": 0.42, "comb": [b]}]})
+    nodes.append(leaf(3, "다 답", "다 근거", c, 0.6))
+    comb = [b, c][: 1 + extra]
+    return {
+        "question": BACKGROUND + Q2,
+        "answers": [{"answer": answer, "logp": 0.0, "comb": comb}],
+        "full_trace": nodes,
+    }
+
+
 def released(folder: Path) -> Path:
     folder.mkdir()
     write_jsonl(folder / "ircot_qwen_8b.jsonl", [ircot_row()])
@@ -121,6 +144,7 @@ def released(folder: Path) -> Path:
         ],
     )
     write_jsonl(folder / "selfask_gpt4o.jsonl", [final_self_ask_row()])
+    write_jsonl(folder / "beamaggr_qwen_8b.jsonl", [beamaggr_row()])
     return folder
 
 
@@ -147,7 +171,11 @@ def test_released_files_of_unseen_models_replay_identically(
         "self-ask_exaone_7.8b.jsonl"
     ]["why"].startswith("no self-ask trace"), out
     assert lines["selfask_gpt4o.jsonl"].groups()[1:4] == ("1", "1", "0"), out
-    assert out.rstrip().endswith("traces: 6/6 files identical") and code == 0, out
+    beam = lines["beamaggr_qwen_8b.jsonl"]
+    assert beam.groups()[1:4] == ("0", "0", "1") and beam["why"].startswith("the trace holds each node's"), (
+        out
+    )
+    assert out.rstrip().endswith("traces: 7/7 files identical") and code == 0, out
 
 
 @pytest.mark.parametrize(
@@ -328,3 +356,35 @@ def test_self_ask_rows_that_cannot_drive_a_replay_say_why() -> None:
     # the trace ends in an answer without ". ! ?": the model's end, no "." of the script's after it
     unended = row["full_trace"].split("무기징역이다.")[0] + "무기징역이다"
     assert reason(unended).startswith('an intermediate answer ended without ". ! ?"')
+
+
+@pytest.mark.parametrize(
+    ("row", "difference"),
+    [
+        (beamaggr_row(answer="나 근거"), "answer: not node 0's best candidate's first sub-answer"),
+        (beamaggr_row(extra=0), None),  # the other tree's provisions may be left out (no best OB there)
+        (
+            {**beamaggr_row(), "answers": [{"answer": "가 답", "logp": 0.0, "comb": ["조문"]}]},
+            "comb: not node 0's best candidate's provisions",
+        ),
+    ],
+)
+def test_what_a_beamaggr_row_holds_is_checked_against_the_solvers_rules(
+    row: dict,
+    difference: str | None,
+    tmp_path: Path,
+    tiny_questions: Path,
+    tiny_corpus: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    folder = tmp_path / "released"
+    folder.mkdir()
+    write_jsonl(folder / "beamaggr_exaone_7.8b.jsonl", [row])
+    code, out, _ = run(
+        ["--traces", str(folder), "--data", str(tiny_questions), "--corpus", str(tiny_corpus)], capsys
+    )
+    assert "0/0 rows identical, 1 not replayable" in out, out
+    if difference is None:
+        assert code == 0 and "row 1" not in out, out
+    else:
+        assert code == 1 and f"row 1 (question q2): {difference}" in out, out

@@ -223,6 +223,8 @@ def replay_file(trace: TraceFile, setup: TraceSetup, provisions: dict[str, Provi
             row.reason, row.script = "a released provision is not in --corpus", None
         if row.script is None:
             result.not_replayable[row.reason or "no script"] += 1
+            if row.held is not None:
+                result.differences.append(f"row {row.line} (question {row.sample_id}): {row.held}")
             continue
         if row.sample_id in runs:
             result.replayable += 1

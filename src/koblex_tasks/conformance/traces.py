@@ -94,6 +94,7 @@ class TraceRow:
     comb: list[str] | None
     script: Script | None = None
     reason: str | None = None  # why the row cannot drive a replay
+    held: str | None = None  # how what a non-replayable row holds disagrees with the solver's rules
 
 
 @dataclass
@@ -424,13 +425,39 @@ def forced_reply_start(text: str, answer: str) -> int | None:
 def beamaggr(row: TraceRow, trace: Any, backend: str) -> Script:
     """BeamAggr rows cannot drive a replay: the trace lists each node's candidates (answers, probabilities,
     the top OB provision) but not the tree call's reply nor any node's question, which every CB/OB prompt
-    holds, nor the log-probabilities behind each probability or the other k-1 provisions retrieved."""
+    holds (nor the other k-1 provisions each leaf retrieved). What the row holds is still checked against
+    the solver's rules (`held`): the answer is node 0's best candidate's first sub-answer, and `comb` starts
+    with that candidate's provisions, any others being the best candidates' of other nodes (the other trees'
+    roots: the trace does not mark which nodes are roots)."""
     nodes = trace if isinstance(trace, list) else []
-    if nodes and all(isinstance(n, dict) and "question" not in n for n in nodes):
-        raise NotReplayable(
-            "the trace holds each node's candidates, not the tree call's reply nor the nodes' questions"
-        )
-    raise NotReplayable("no step outputs: the trace holds the tree and the beams, not the calls")
+    if not nodes or not all(isinstance(n, dict) and isinstance(n.get("candidates"), list) for n in nodes):
+        raise NotReplayable("no step outputs: the trace holds the tree and the beams, not the calls")
+    try:
+        tops = {n.get("node"): best_candidate(n["candidates"]) for n in nodes}
+    except (KeyError, TypeError, ValueError):
+        raise NotReplayable("the trace's candidates are not answers, p and comb") from None
+    root = tops.get(0)
+    if root is None:
+        row.held = "no node 0: the trace has no first root"
+    elif root["answers"][:1] != [row.answer] and str(root["answers"][0]).strip() != row.answer.strip():
+        row.held = "answer: not node 0's best candidate's first sub-answer"
+    else:
+        comb, others = row.comb or [], [p for k, t in tops.items() if k != 0 for p in t["comb"]]
+        if comb[: len(root["comb"])] != root["comb"] or any(
+            p not in others for p in comb[len(root["comb"]) :]
+        ):
+            row.held = "comb: not node 0's best candidate's provisions, then other nodes' best ones"
+    raise NotReplayable(
+        "the trace holds each node's candidates, not the tree call's reply nor the nodes' questions"
+    )
+
+
+def best_candidate(candidates: list[Any]) -> dict[str, Any]:
+    """The candidate with the highest `p`, the first of equals (the solver's `best`)."""
+    top = max(candidates, key=lambda c: float(c["p"]))
+    if not isinstance(top["answers"], list) or not top["answers"] or not isinstance(top["comb"], list):
+        raise ValueError("a candidate without answers or comb")
+    return dict(top)
 
 
 READERS: dict[str, Callable[[TraceRow, Any, str], Script]] = {

@@ -487,6 +487,26 @@ def test_beamaggr_aggregates_candidate_beams(tiny_questions: Path, tiny_corpus: 
     assert answer_of(first) == f"{LEAF_A} OB답"
 
 
+def test_beamaggr_predicts_every_roots_best_provisions(tiny_questions: Path, tiny_corpus: Path) -> None:
+    """A reply with a second root ("절도가 ..." is no key's child): its tree is answered after the first
+    and its best candidate's provisions follow; the answer stays the first root's."""
+
+    def forest(call: Call) -> Reply:
+        if "hierarchical question decomposition tree" in call.user:
+            return f'{{"{ROOT}": ["{LEAF_A}"], "{LEAF_B}": []}}'
+        ob = call.system.startswith("You are given legal Q&A") is False
+        return [(f"{call.question} {'OB답' if ob else 'CB답'}", -0.1 if ob else -1.0)]
+
+    s = sample(ok(run(beamaggr(), Scripted(forest), tiny_questions, tiny_corpus)), "q2")
+    ev = evidence_of(s)
+    assert ev["queries"] == [LEAF_A, LEAF_B] and ev["predicted"] == [ROBBERY, QUASI]
+    assert answer_of(s) == f"{LEAF_A} OB답"
+    alone = sample(
+        ok(run(beamaggr(first_tree_only=True), Scripted(forest), tiny_questions, tiny_corpus)), "q2"
+    )
+    assert evidence_of(alone)["queries"] == [LEAF_A] and evidence_of(alone)["predicted"] == [ROBBERY]
+
+
 @pytest.mark.parametrize("solver", [flare(), probtree(), beamaggr()], ids=["flare", "probtree", "beamaggr"])
 def test_logprob_methods_fail_clearly_without_logprobs(
     tiny_questions: Path, tiny_corpus: Path, solver

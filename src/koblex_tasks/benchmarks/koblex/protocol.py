@@ -40,7 +40,7 @@ SOLVER_SETTINGS: dict[str, tuple[str, ...]] = {
         "script_final_prompt",
     ),
     "self_ask": ("retrieve_every_follow_up", "script_reasks", "script_answer_join"),
-    "beamaggr": ("official_first_answer",),
+    "beamaggr": ("official_first_answer", "first_tree_only"),
     "one_time_retrieval": ("official_answer_prefix_bug", "script_answer_marker"),
 }
 # The released scripts' behaviours that the released traces contradict (the traces made the paper's numbers,

@@ -191,7 +191,9 @@ KOBLEX = BenchmarkSpec(
     # Also in 1.3.0, Self-Ask as every released Self-Ask trace shows (both backends): the first reply without
     # a follow-up ends the loop (the script re-asks: `script_reasks=True`), and each follow-up adds the reply
     # as returned, then "\nIntermediate answer: <answer>." (the script: "...<answer>\n" of stripped texts;
-    # `script_answer_join=True`).
+    # `script_answer_join=True`). And BeamAggr answers every tree of a forest reply (keys that are no key's
+    # child are roots, as the scripts' `root_idxs`): `predicted` adds each root's best candidate's provisions
+    # after the first's, as the released forest rows' `comb` (`first_tree_only=True`: the first tree alone).
     version="1.3.0",
     accepted_versions=("1.0.0", "1.1.0", "1.2.0", "1.3.0"),
     events_since="1.3.0",
@@ -224,6 +226,7 @@ KOBLEX = BenchmarkSpec(
         "official_mask_bug": True,  # FLARE on vLLM drops the confident tokens from the masked sentence
         "official_answer_prefix_bug": True,  # SP + OR on vLLM scores the reply whole, "Answer: " included
         "official_first_answer": True,  # BeamAggr answers with the best candidate's first sub-answer (traces)
+        "first_tree_only": False,  # BeamAggr: comb holds every root's best provisions (forest rows' traces)
         # Where the released traces contradict the released scripts, the traces (which made the numbers) win;
         # each script behaviour is a switch, off here (`koblex conformance --traces` replays the traces).
         "script_prompt": False,  # IRCoT on vLLM: the traces' prompt asks for "So the answer is:"
