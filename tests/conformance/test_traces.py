@@ -24,6 +24,7 @@ from koblex_tasks.conformance.traces import (
     step_trace,
     without_echo,
 )
+from koblex_tasks.conformance.traces import ircot as read_ircot
 from koblex_tasks.conformance.traces import self_ask as read_self_ask
 from koblex_tasks.errors import DataError
 from koblex_tasks.solvers.koblex.ircot import ircot
@@ -388,3 +389,16 @@ def test_what_a_beamaggr_row_holds_is_checked_against_the_solvers_rules(
         assert code == 0 and "row 1" not in out, out
     else:
         assert code == 1 and f"row 1 (question q2): {difference}" in out, out
+
+
+def test_ircot_rows_that_cannot_drive_a_replay_say_why() -> None:
+    """A trace that starts where a reply wrote "<Query>" (no prompt, no earlier step), and steps joined
+    without their stop characters (the script dropped them): neither shows where the calls were."""
+    row = TraceRow(1, "q2", BACKGROUND + Q2, "답", ["조문 1", "조문 2", "조문 3"])
+    with pytest.raises(NotReplayable, match='what a reply wrote after its own "<Query>"'):
+        read_ircot(
+            row, "Context: 조문 1을 옮겨 적은 글\nQuestion: 질문 Answer: 가\n So the answer is:\n답", "vllm"
+        )
+    joined = f"Context:\n조문 1\n조문 2\n조문 3\nQuestion: {BACKGROUND + Q2}\nAnswer: 가를 본다 나를 본다 So the answer is: 답"
+    with pytest.raises(NotReplayable, match="joined without their stop characters"):
+        read_ircot(row, joined, "vllm")

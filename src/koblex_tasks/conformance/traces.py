@@ -43,6 +43,8 @@ from koblex_tasks.solvers.koblex.self_ask import last_line_value
 OPENAI_MODELS = {"gpt-4o": "openai"}  # ran the OpenAI scripts; every open model ran the vLLM scripts
 SENTENCE_END = re.compile(r"[.!?]")
 ECHO_SEPARATOR = "\n\n"  # the vLLM rows' trace ends with the last step written again after it (not a call)
+# The scripts' "<Query> Context: ..." / "Question: ..." as a reply wrote it (their prompts: "Context:\n").
+ECHOED_HEADS = ("Context: ", "Question: ")
 FORCED_SEPARATOR = "\n "  # the traces' forced final prompt: the steps, then "\n <marker>"
 IRCOT_MARKERS = {"openai": "So the final answer is:", "vllm": "So the answer is:"}
 FLARE_MARKER = "So the answer is:"
@@ -273,6 +275,11 @@ class StepTrace:
 def step_trace(row: TraceRow, trace: Any, marker: str, max_steps: int) -> StepTrace:
     """The last prompt of an IRCoT / FLARE trace, checked against the row's `comb`: its steps and, when the
     run was forced to answer, that call's reply (after the forced prompt's "\n <marker>" and a newline)."""
+    if isinstance(trace, str) and trace.startswith(ECHOED_HEADS):
+        raise NotReplayable(
+            'the trace is not the last prompt but what a reply wrote after its own "<Query>" (the scripts keep '
+            "the text after the last one)"
+        )
     if not isinstance(trace, str) or not trace.startswith("Context:\n") or "\nAnswer: " not in trace:
         raise NotReplayable("no step trace")
     head, _, reasoning = trace.partition("\nAnswer: ")
@@ -312,6 +319,11 @@ def ircot(row: TraceRow, trace: Any, backend: str) -> Script:
         raise NotReplayable("no step ends the run with the marker and no forced final call follows")
     retrievals = len(parsed.steps) - (0 if parsed.forced is not None else 1)
     if len(parsed.contexts) != retrievals + 1:
+        if len(parsed.contexts) > retrievals + 1 and not SENTENCE_END.search(" ".join(parsed.steps[:-1])):
+            raise NotReplayable(
+                "comb holds a provision per step but the steps are joined without their stop characters "
+                "(the script's stop strings, dropped): where each step ends is not in the trace"
+            )
         raise NotReplayable("comb is not one provision per step before the marker")
     prompts: list[str | None] = [
         prompt_tail(parsed.question, parsed.steps[:i]) for i in range(len(parsed.steps))
