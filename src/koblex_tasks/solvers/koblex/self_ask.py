@@ -32,10 +32,11 @@ Deviations from the official code:
   asking. `max_steps` bounds every call (default 5, the official constant).
 - The released traces (every Self-Ask file, both backends) differ from the script in two more ways, and the
   traces win (they made the paper's numbers; from task version 1.3.0): the script re-asks the same prompt
-  after a reply with neither a follow-up nor the final marker, but no trace holds such a repeated reply (the
-  last reply is followed by the forced call's); `script_reasks=True` restores the re-asking. The script
-  appends "\\nIntermediate answer: <answer>\\n" to the prompt; every trace holds "\\nIntermediate answer:
-  <answer>." with the next reply right after it; `script_answer_join=True` restores the script's join.
+  after a reply with neither a follow-up nor the final marker, but the traces show that reply followed by the
+  forced call's; `script_reasks=True` restores the re-asking. The script appends "\\nIntermediate answer:
+  <answer>\\n" to the prompt; the traces hold "\\nIntermediate answer: <answer>." with the next reply right
+  after it; `script_answer_join=True` restores the script's join. Replayed with these defaults, 213-226 of
+  226 rows of each released Self-Ask file are identical (`koblex conformance --traces`).
 - Sampling: max_tokens 2000 per call (official) unless the run sets max_tokens; temperature (0.01 OpenAI,
   0.0 vLLM) and top_p 0.9 come from the task (its `chat_format`); vLLM calls also send seed 0 and
   `enable_thinking=False`, as `selfask_vllm.py` does. No request of this method can be checked against the
