@@ -15,8 +15,11 @@ The readers read the traces' format, never a file's particular rows:
   trace is the forced prompt ("<sentences>\\n <marker>") and, after a newline, the forced call's reply.
 - SP / CoT (no trace): one call whose reply holds the answer; one-time retrieval: one retrieval returning
   `comb`, then that call.
-- Self-Ask, BeamAggr: each row says why it cannot drive a replay (`self_ask`, `beamaggr`); ProbTree and ParSeR
-  rows hold no calls at all (`UNSCRIPTED`).
+- Self-Ask: the prompt grown call by call, then the last reply and the forced call's (`self_ask`).
+- BeamAggr: each row says why it cannot drive a replay, and what it holds is checked against the solver's
+  rules (`beamaggr`, `TraceRow.held`); ProbTree and ParSeR rows hold no calls at all (`UNSCRIPTED`).
+- A trace that starts at a "<Query>" a reply wrote (the scripts keep the text after the last one) is not a
+  prompt: such rows say so.
 """
 
 import re
