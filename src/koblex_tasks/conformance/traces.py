@@ -41,7 +41,9 @@ from koblex_tasks.errors import DataError
 from koblex_tasks.jsonl import read_jsonl
 from koblex_tasks.solvers.koblex.flare import MAX_STEPS as FLARE_STEPS
 from koblex_tasks.solvers.koblex.ircot import MAX_STEPS as IRCOT_STEPS
-from koblex_tasks.solvers.koblex.self_ask import last_line_value
+from koblex_tasks.solvers.koblex.self_ask import FINAL as SELF_ASK_FINAL
+from koblex_tasks.solvers.koblex.self_ask import FOLLOW_UP, last_line_value
+from koblex_tasks.solvers.koblex.self_ask import INTERMEDIATE as SELF_ASK_ANSWER
 
 OPENAI_MODELS = {"gpt-4o": "openai"}  # ran the OpenAI scripts; every open model ran the vLLM scripts
 SENTENCE_END = re.compile(r"[.!?]")
@@ -60,10 +62,7 @@ UNSCRIPTED = {
     "probtree": "no step outputs: the trace holds the tree and the answers, not the calls",
     "parser": "no trace: the provision and selection calls are not in the row",
 }
-SELF_ASK_FINAL = "So the final answer is:"
 SELF_ASK_HEAD = "Question: {question}\nAre follow up questions needed here:"  # the first prompt
-SELF_ASK_ANSWER = "\nIntermediate answer: "
-FOLLOW_UP = "Follow up:"
 ANSWER_LABEL = re.compile(
     r"[A-Z][a-z]*(?: [a-z]+)*: ?$"
 )  # "Answer: ", "Follow up: ", "So the final answer is:"
