@@ -26,6 +26,7 @@ TASK = {
     "generation": GENERATION,
 }
 TRACED_SELF_ASK = "retrieve_every_follow_up"  # not a script behaviour (the script retrieves once too)
+TRACED_FOREST = "first_tree_only"  # our earlier behaviour, off: the traces' forest rows predict every root's
 SOLVERS = {
     "parser": parser,
     "ircot": ircot,
@@ -71,7 +72,7 @@ def test_each_kept_bug_is_the_default_and_turning_it_off_is_recorded(solver: str
         (s, n)
         for s, names in SOLVER_SETTINGS.items()
         for n in names
-        if n in (*SCRIPT_SWITCHES, TRACED_SELF_ASK)
+        if n in (*SCRIPT_SWITCHES, TRACED_SELF_ASK, TRACED_FOREST)
     ],
 )
 def test_each_traced_default_is_the_papers_and_the_script_behaviour_is_recorded(

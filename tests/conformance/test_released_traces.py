@@ -14,6 +14,8 @@ FILES = (  # one file per replayable method and backend (the rest run in `koblex
     "released_gpt4o/flare_gpt4o.jsonl",
     "released_open/sp_or_qwen_32b.jsonl",
     "released_open/cot_exaone_32b.jsonl",
+    "released_gpt4o/selfask_gpt4o.jsonl",
+    "released_open/self-ask_exaone_32b.jsonl",
 )
 
 

@@ -19,12 +19,16 @@ from koblex_tasks.conformance.traces import (
     NotReplayable,
     TraceRow,
     file_kind,
+    forced_reply_start,
     sentences,
     step_trace,
     without_echo,
 )
+from koblex_tasks.conformance.traces import ircot as read_ircot
+from koblex_tasks.conformance.traces import self_ask as read_self_ask
 from koblex_tasks.errors import DataError
 from koblex_tasks.solvers.koblex.ircot import ircot
+from koblex_tasks.solvers.koblex.self_ask import self_ask
 from tests.conftest import TINY_STATUTES, statute_key, write_jsonl
 
 LINE = re.compile(r"^(?P<file>\S+): (\d+)/(\d+) rows identical, (\d+) not replayable(?: \((?P<why>.+)\))?$")
@@ -70,6 +74,61 @@ def forced_ircot_row() -> dict:
     }
 
 
+FOLLOW_UPS = ["강도가 사람을 상해하면 어떤 죄인가?", "그 법정형은 무엇인가?"]
+SELF_ASK_ANSWER = "무기 또는 7년 이상의 징역"
+
+
+def self_ask_row(answer_join: str = "\nIntermediate answer: ") -> dict:
+    """A vLLM Self-Ask row: the prompt grown by two follow-ups (each reply as returned, its answer ended
+    with "."), the last reply without a follow-up and, right after it, the forced call's reply."""
+    question = BACKGROUND + Q2
+    trace = (
+        f"Question: {question}\nAre follow up questions needed here: Yes.  \nFollow up: {FOLLOW_UPS[0]}  "
+        f"{answer_join}강도상해죄가 성립한다.Follow up: {FOLLOW_UPS[1]}{answer_join}무기징역이다."
+        f"  Answer: {SELF_ASK_ANSWER}Answer: {SELF_ASK_ANSWER}."
+    )
+    comb = [statute_key(TINY_STATUTES[2])]  # the first follow-up's retrieval
+    return {
+        "question": question,
+        "answers": [{"answer": SELF_ASK_ANSWER, "logp": 0.0, "comb": comb}],
+        "full_trace": trace,
+    }
+
+
+def final_self_ask_row() -> dict:
+    """A GPT-4o Self-Ask row whose only reply asks no follow-up and holds the final marker: no forced call."""
+    question = BACKGROUND + Q1
+    trace = f"Question: {question}\nAre follow up questions needed here: No\nSo the final answer is: 1년.\nAnswer: 1년."
+    return {
+        "question": question,
+        "answers": [{"answer": "1년", "logp": 0.0, "comb": []}],
+        "full_trace": trace,
+    }
+
+
+def beamaggr_row(answer: str = "가 답", extra: int = 1) -> dict:
+    """A BeamAggr row of two trees: node 0 (leaves 1, 2) and root 3, whose best OB provision follows node
+    0's best one in `comb` (`extra` 0: left out)."""
+    a, b, c = (statute_key(TINY_STATUTES[i]) for i in range(3))
+
+    def leaf(node: int, cb: str, ob: str, provision: str, p_ob: float) -> dict:
+        candidates = [
+            {"answers": [ob], "p": p_ob, "comb": [provision]},
+            {"answers": [cb], "p": 1 - p_ob, "comb": []},
+        ]
+        return {"node": node, "candidates": sorted(candidates, key=lambda x: -x["p"])}
+
+    nodes = [leaf(1, "가 답", "가 근거", a, 0.4), leaf(2, "나 답", "나 근거", b, 0.7)]
+    nodes.append({"node": 0, "candidates": [{"answers": ["가 답", "나 근거"], "p": 0.42, "comb": [b]}]})
+    nodes.append(leaf(3, "다 답", "다 근거", c, 0.6))
+    comb = [b, c][: 1 + extra]
+    return {
+        "question": BACKGROUND + Q2,
+        "answers": [{"answer": answer, "logp": 0.0, "comb": comb}],
+        "full_trace": nodes,
+    }
+
+
 def released(folder: Path) -> Path:
     folder.mkdir()
     write_jsonl(folder / "ircot_qwen_8b.jsonl", [ircot_row()])
@@ -77,11 +136,16 @@ def released(folder: Path) -> Path:
     write_jsonl(folder / "sp_exaone_7.8b.jsonl", [{"question": BACKGROUND + Q1, "answers": "1년 이내이다."}])
     one_time = {"answer": "1년", "logp": 0.0, "comb": [statute_key(TINY_STATUTES[1])]}  # q1: one gold
     write_jsonl(folder / "sp_or_gpt4o.jsonl", [{"question": BACKGROUND + Q1, "answers": [one_time]}])
-    self_ask = {"answer": "답", "logp": 0.0, "comb": []}
+    unanswerable = {"answer": "답", "logp": 0.0, "comb": []}  # its trace is not the self-ask prompt
     write_jsonl(
         folder / "self-ask_exaone_7.8b.jsonl",
-        [{"question": BACKGROUND + Q1, "answers": [self_ask], "full_trace": "Question: ..."}],
+        [
+            self_ask_row(),
+            {"question": BACKGROUND + Q1, "answers": [unanswerable], "full_trace": "Question: ..."},
+        ],
     )
+    write_jsonl(folder / "selfask_gpt4o.jsonl", [final_self_ask_row()])
+    write_jsonl(folder / "beamaggr_qwen_8b.jsonl", [beamaggr_row()])
     return folder
 
 
@@ -104,10 +168,15 @@ def test_released_files_of_unseen_models_replay_identically(
     assert lines["ircot_exaone_7.8b.jsonl"].groups()[1:4] == ("1", "1", "0"), out
     assert lines["sp_or_gpt4o.jsonl"].groups()[1:4] == ("1", "1", "0"), out
     assert lines["sp_exaone_7.8b.jsonl"].groups()[1:4] == ("1", "1", "0"), out
-    assert lines["self-ask_exaone_7.8b.jsonl"].groups()[1:4] == ("0", "0", "1") and lines[
+    assert lines["self-ask_exaone_7.8b.jsonl"].groups()[1:4] == ("1", "1", "1") and lines[
         "self-ask_exaone_7.8b.jsonl"
-    ]["why"].startswith('no "So the final answer is:"'), out
-    assert out.rstrip().endswith("traces: 5/5 files identical") and code == 0, out
+    ]["why"].startswith("no self-ask trace"), out
+    assert lines["selfask_gpt4o.jsonl"].groups()[1:4] == ("1", "1", "0"), out
+    beam = lines["beamaggr_qwen_8b.jsonl"]
+    assert beam.groups()[1:4] == ("0", "0", "1") and beam["why"].startswith("the trace holds each node's"), (
+        out
+    )
+    assert out.rstrip().endswith("traces: 7/7 files identical") and code == 0, out
 
 
 @pytest.mark.parametrize(
@@ -127,6 +196,10 @@ def test_released_files_of_unseen_models_replay_identically(
             "script_final_prompt",
             "call 8 prompt after its provisions",
         ),
+        # the second self-ask call's prompt: the script's "...<answer>\n" of stripped texts, not the traces'
+        ("self-ask_qwen_8b.jsonl", self_ask_row, "script_answer_join", "call 2 prompt after its provisions"),
+        # the script re-asks after the reply without a follow-up: the forced reply comes a call late
+        ("self-ask_qwen_8b.jsonl", self_ask_row, "script_reasks", "calls: released 6"),
     ],
 )
 def test_a_scripts_switch_is_the_first_difference_from_the_traces(
@@ -143,7 +216,9 @@ def test_a_scripts_switch_is_the_first_difference_from_the_traces(
     folder = tmp_path / "released"
     folder.mkdir()
     write_jsonl(folder / name, [row()])
-    monkeypatch.setitem(trace_replay.SOLVERS, "ircot", lambda: ircot(**{switch: True}))
+    method = file_kind(Path(name))[0]
+    solver = {"ircot": ircot, "self_ask": self_ask}[method]
+    monkeypatch.setitem(trace_replay.SOLVERS, method, lambda: solver(**{switch: True}))
     code, out, _ = run(
         ["--traces", str(folder), "--data", str(tiny_questions), "--corpus", str(tiny_corpus)], capsys
     )
@@ -249,3 +324,81 @@ def test_a_forced_trace_gives_its_steps_and_the_forced_reply() -> None:
             "So the answer is:",
             3,
         )
+
+
+def test_the_forced_reply_is_the_shortest_tail_giving_the_answer_with_its_label() -> None:
+    assert forced_reply_start("Answer: 3년Answer: 3년", "3년") == len("Answer: 3년")
+    text = "I'm sorry.Follow up: 무엇인가?"
+    assert text[forced_reply_start(text, "무엇인가?") or 0 :] == "Follow up: 무엇인가?"
+    assert forced_reply_start(" NoNo", "No") == 3  # no label: the answer alone
+    assert forced_reply_start("가.\n나: 다", "다") == len("가.\n나: ")  # not an English label
+    assert forced_reply_start("Answer: 가\n", "나") is None  # no tail of the last line reads as the answer
+
+
+def test_self_ask_rows_that_cannot_drive_a_replay_say_why() -> None:
+    row = self_ask_row()
+    comb = row["answers"][0]["comb"]
+
+    def reason(trace: str, answer: str = SELF_ASK_ANSWER, provisions: list[str] = comb) -> str:
+        with pytest.raises(NotReplayable) as caught:
+            read_self_ask(TraceRow(1, "q2", BACKGROUND + Q2, answer, provisions), trace, "vllm")
+        return str(caught.value)
+
+    assert reason(row["full_trace"], provisions=comb * 2).startswith(
+        "comb holds 2 provisions for 2 follow-ups"
+    )
+    no_follow_up = row["full_trace"].replace(
+        f"Follow up: {FOLLOW_UPS[1]}", "Are follow up questions needed here: No"
+    )
+    assert reason(no_follow_up).startswith('an "Intermediate answer:" follows a reply that asks no follow-up')
+    assert reason(row["full_trace"].replace("무기징역이다.", "무기징역")).startswith(
+        "the answer is not what the rule reads"
+    )
+    # the trace ends in an answer without ". ! ?": the model's end, no "." of the script's after it
+    unended = row["full_trace"].split("무기징역이다.")[0] + "무기징역이다"
+    assert reason(unended).startswith('an intermediate answer ended without ". ! ?"')
+
+
+@pytest.mark.parametrize(
+    ("row", "difference"),
+    [
+        (beamaggr_row(answer="나 근거"), "answer: not node 0's best candidate's first sub-answer"),
+        (beamaggr_row(extra=0), None),  # the other tree's provisions may be left out (no best OB there)
+        (
+            {**beamaggr_row(), "answers": [{"answer": "가 답", "logp": 0.0, "comb": ["조문"]}]},
+            "comb: not node 0's best candidate's provisions",
+        ),
+    ],
+)
+def test_what_a_beamaggr_row_holds_is_checked_against_the_solvers_rules(
+    row: dict,
+    difference: str | None,
+    tmp_path: Path,
+    tiny_questions: Path,
+    tiny_corpus: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    folder = tmp_path / "released"
+    folder.mkdir()
+    write_jsonl(folder / "beamaggr_exaone_7.8b.jsonl", [row])
+    code, out, _ = run(
+        ["--traces", str(folder), "--data", str(tiny_questions), "--corpus", str(tiny_corpus)], capsys
+    )
+    assert "0/0 rows identical, 1 not replayable" in out, out
+    if difference is None:
+        assert code == 0 and "row 1" not in out, out
+    else:
+        assert code == 1 and f"row 1 (question q2): {difference}" in out, out
+
+
+def test_ircot_rows_that_cannot_drive_a_replay_say_why() -> None:
+    """A trace that starts where a reply wrote "<Query>" (no prompt, no earlier step), and steps joined
+    without their stop characters (the script dropped them): neither shows where the calls were."""
+    row = TraceRow(1, "q2", BACKGROUND + Q2, "답", ["조문 1", "조문 2", "조문 3"])
+    with pytest.raises(NotReplayable, match='what a reply wrote after its own "<Query>"'):
+        read_ircot(
+            row, "Context: 조문 1을 옮겨 적은 글\nQuestion: 질문 Answer: 가\n So the answer is:\n답", "vllm"
+        )
+    joined = f"Context:\n조문 1\n조문 2\n조문 3\nQuestion: {BACKGROUND + Q2}\nAnswer: 가를 본다 나를 본다 So the answer is: 답"
+    with pytest.raises(NotReplayable, match="joined without their stop characters"):
+        read_ircot(row, joined, "vllm")

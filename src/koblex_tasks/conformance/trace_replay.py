@@ -223,6 +223,8 @@ def replay_file(trace: TraceFile, setup: TraceSetup, provisions: dict[str, Provi
             row.reason, row.script = "a released provision is not in --corpus", None
         if row.script is None:
             result.not_replayable[row.reason or "no script"] += 1
+            if row.held is not None:
+                result.differences.append(f"row {row.line} (question {row.sample_id}): {row.held}")
             continue
         if row.sample_id in runs:
             result.replayable += 1
@@ -285,8 +287,9 @@ def first_difference(row: TraceRow, run: RowRun, sample: EvalSample, backend: st
     if len(run.prompts) != len(script.replies):
         return f"calls: released {len(script.replies)}, ours {len(run.prompts)}"
     for i, (expected, ours) in enumerate(zip(script.prompts, run.prompts, strict=False)):
-        if expected is not None and _after_provisions(ours) != expected:
-            theirs, mine = _first_divergence(expected, _after_provisions(ours))
+        ours = ours if script.whole_prompts else _after_provisions(ours)
+        if expected is not None and ours != expected:
+            theirs, mine = _first_divergence(expected, ours)
             return f"call {i} prompt after its provisions: released {theirs} / ours {mine}"
     if len(run.depths) != len(script.retrievals):
         return f"retrievals: released {len(script.retrievals)}, ours {len(run.depths)}"

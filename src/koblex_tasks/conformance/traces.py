@@ -15,8 +15,11 @@ The readers read the traces' format, never a file's particular rows:
   trace is the forced prompt ("<sentences>\\n <marker>") and, after a newline, the forced call's reply.
 - SP / CoT (no trace): one call whose reply holds the answer; one-time retrieval: one retrieval returning
   `comb`, then that call.
-- Self-Ask, BeamAggr: each row says why it cannot drive a replay (`self_ask`, `beamaggr`); ProbTree and ParSeR
-  rows hold no calls at all (`UNSCRIPTED`).
+- Self-Ask: the prompt grown call by call, then the last reply and the forced call's (`self_ask`).
+- BeamAggr: each row says why it cannot drive a replay, and what it holds is checked against the solver's
+  rules (`beamaggr`, `TraceRow.held`); ProbTree and ParSeR rows hold no calls at all (`UNSCRIPTED`).
+- A trace that starts at a "<Query>" a reply wrote (the scripts keep the text after the last one) is not a
+  prompt: such rows say so.
 """
 
 import re
@@ -38,10 +41,15 @@ from koblex_tasks.errors import DataError
 from koblex_tasks.jsonl import read_jsonl
 from koblex_tasks.solvers.koblex.flare import MAX_STEPS as FLARE_STEPS
 from koblex_tasks.solvers.koblex.ircot import MAX_STEPS as IRCOT_STEPS
+from koblex_tasks.solvers.koblex.self_ask import FINAL as SELF_ASK_FINAL
+from koblex_tasks.solvers.koblex.self_ask import FOLLOW_UP, last_line_value
+from koblex_tasks.solvers.koblex.self_ask import INTERMEDIATE as SELF_ASK_ANSWER
 
 OPENAI_MODELS = {"gpt-4o": "openai"}  # ran the OpenAI scripts; every open model ran the vLLM scripts
 SENTENCE_END = re.compile(r"[.!?]")
 ECHO_SEPARATOR = "\n\n"  # the vLLM rows' trace ends with the last step written again after it (not a call)
+# The scripts' "<Query> Context: ..." / "Question: ..." as a reply wrote it (their prompts: "Context:\n").
+ECHOED_HEADS = ("Context: ", "Question: ")
 FORCED_SEPARATOR = "\n "  # the traces' forced final prompt: the steps, then "\n <marker>"
 IRCOT_MARKERS = {"openai": "So the final answer is:", "vllm": "So the answer is:"}
 FLARE_MARKER = "So the answer is:"
@@ -54,7 +62,10 @@ UNSCRIPTED = {
     "probtree": "no step outputs: the trace holds the tree and the answers, not the calls",
     "parser": "no trace: the provision and selection calls are not in the row",
 }
-SELF_ASK_FINAL = "So the final answer is:"
+SELF_ASK_HEAD = "Question: {question}\nAre follow up questions needed here:"  # the first prompt
+ANSWER_LABEL = re.compile(
+    r"[A-Z][a-z]*(?: [a-z]+)*: ?$"
+)  # "Answer: ", "Follow up: ", "So the final answer is:"
 
 
 @dataclass(frozen=True)
@@ -73,6 +84,7 @@ class Script:
     replies: list[Reply]
     retrievals: list[list[str]] = field(default_factory=list)
     prompts: list[str | None] = field(default_factory=list)
+    whole_prompts: bool = False  # the prompts hold no provisions: compare each prompt whole
 
 
 @dataclass
@@ -86,6 +98,7 @@ class TraceRow:
     comb: list[str] | None
     script: Script | None = None
     reason: str | None = None  # why the row cannot drive a replay
+    held: str | None = None  # how what a non-replayable row holds disagrees with the solver's rules
 
 
 @dataclass
@@ -264,6 +277,11 @@ class StepTrace:
 def step_trace(row: TraceRow, trace: Any, marker: str, max_steps: int) -> StepTrace:
     """The last prompt of an IRCoT / FLARE trace, checked against the row's `comb`: its steps and, when the
     run was forced to answer, that call's reply (after the forced prompt's "\n <marker>" and a newline)."""
+    if isinstance(trace, str) and trace.startswith(ECHOED_HEADS):
+        raise NotReplayable(
+            'the trace is not the last prompt but what a reply wrote after its own "<Query>" (the scripts keep '
+            "the text after the last one)"
+        )
     if not isinstance(trace, str) or not trace.startswith("Context:\n") or "\nAnswer: " not in trace:
         raise NotReplayable("no step trace")
     head, _, reasoning = trace.partition("\nAnswer: ")
@@ -303,6 +321,11 @@ def ircot(row: TraceRow, trace: Any, backend: str) -> Script:
         raise NotReplayable("no step ends the run with the marker and no forced final call follows")
     retrievals = len(parsed.steps) - (0 if parsed.forced is not None else 1)
     if len(parsed.contexts) != retrievals + 1:
+        if len(parsed.contexts) > retrievals + 1 and not SENTENCE_END.search(" ".join(parsed.steps[:-1])):
+            raise NotReplayable(
+                "comb holds a provision per step but the steps are joined without their stop characters "
+                "(the script's stop strings, dropped): where each step ends is not in the trace"
+            )
         raise NotReplayable("comb is not one provision per step before the marker")
     prompts: list[str | None] = [
         prompt_tail(parsed.question, parsed.steps[:i]) for i in range(len(parsed.steps))
@@ -345,27 +368,110 @@ def flare(row: TraceRow, trace: Any, backend: str) -> Script:
 
 
 def self_ask(row: TraceRow, trace: Any, backend: str) -> Script:
-    """Self-Ask rows cannot drive a replay; the reason is read from each row. Every run of ours ends with a
-    reply or a forced prompt holding "So the final answer is:"; most traces hold none (the run ended some
-    other way, e.g. a trailing "Answer: ..."), and the others join the calls' outputs without saying where
-    each call ended (the self-ask replies run on through the model's own "Intermediate answer:" lines)."""
-    if not isinstance(trace, str) or not trace.startswith("Question: "):
+    """The self-ask prompt grown call by call, then the last reply and the forced call's (`self_ask`'s flow):
+    "Question: <question>\\nAre follow up questions needed here:", " ", then per follow-up the reply (cut
+    before "\\nIntermediate answer:", so it holds none) and "\\nIntermediate answer: <answer>." (the answer
+    call cut at its first ". ! ?", so the "." that follows is the script's); then the reply that asked none.
+    It ends the run when it holds "So the final answer is:" and the answer is read from it; otherwise the
+    forced call's reply (cut at "\\n") follows it directly: the tail of the last line the answer rule reads
+    as the row's answer. Where the two meet the trace does not say when no newline separates them: the
+    forced reply is taken as the shortest such tail with the English label before it ("Answer: ", "Follow
+    up: "); nothing compared depends on it (the forced prompt holds the prompt without that reply).
+    The first follow-up retrieves `comb` (one provision); the answer calls' prompts are not in the trace."""
+    head = SELF_ASK_HEAD.format(question=row.question)
+    if not isinstance(trace, str) or not trace.startswith(head + " "):
         raise NotReplayable("no self-ask trace")
-    if SELF_ASK_FINAL in trace:
-        raise NotReplayable("the trace joins the calls' outputs: where each call ended is not kept")
-    raise NotReplayable(f'no "{SELF_ASK_FINAL}": how the run ended is not in the trace')
+    prompt, rest = head, trace[len(head) + 1 :]
+    replies: list[Reply] = []
+    prompts: list[str | None] = []
+    while (at := rest.find(SELF_ASK_ANSWER)) >= 0:
+        reply, answer = rest[:at], rest[at + len(SELF_ASK_ANSWER) :]
+        end = SENTENCE_END.search(answer)
+        if FOLLOW_UP not in _last_line(reply):
+            raise NotReplayable('an "Intermediate answer:" follows a reply that asks no follow-up')
+        if end is None or end.group() != ".":
+            raise NotReplayable(
+                'an intermediate answer ended without ". ! ?" (no "." after it): where the next reply '
+                "starts is not in the trace"
+            )
+        replies += [Reply(reply), Reply(answer[: end.start()])]
+        prompts += [prompt, None]
+        prompt += (" " if prompt.endswith(":") else "") + reply + SELF_ASK_ANSWER + answer[: end.end()]
+        rest = answer[end.end() :]
+    follow_ups = len(replies) // 2
+    if len(row.comb or []) != min(follow_ups, 1):
+        raise NotReplayable(
+            f"comb holds {len(row.comb or [])} provisions for {follow_ups} follow-ups: which follow-up "
+            "retrieved which is not in the trace (the traces' rule: the first follow-up retrieves one)"
+        )
+    retrievals = [list(row.comb or [])] if follow_ups else []
+    if SELF_ASK_FINAL in rest and FOLLOW_UP not in _last_line(rest) and last_line_value(rest) == row.answer:
+        return Script([*replies, Reply(rest)], retrievals, [*prompts, prompt], whole_prompts=True)
+    start = forced_reply_start(rest, row.answer)
+    if start is None:
+        raise NotReplayable("the answer is not what the rule reads from any tail of the trace's last line")
+    last, forced = rest[:start], rest[start:]
+    if FOLLOW_UP in _last_line(last) or SELF_ASK_FINAL in last:
+        raise NotReplayable("the reply before the forced call asks a follow-up or holds the final marker")
+    return Script(
+        [*replies, Reply(last), Reply(forced)],
+        retrievals,
+        [*prompts, prompt, prompt + "\n" + SELF_ASK_FINAL],
+        whole_prompts=True,
+    )
+
+
+def _last_line(text: str) -> str:
+    return text.strip().split("\n")[-1]
+
+
+def forced_reply_start(text: str, answer: str) -> int | None:
+    """Where the forced call's reply starts in `text` (the loop's last reply, then it): the shortest tail of
+    the last line the answer rule reads as `answer`, with the English label before it; None if none does."""
+    line = text.rfind("\n") + 1
+    for at in range(len(text), line - 1, -1):
+        if last_line_value(text[at:]) == answer:
+            label = ANSWER_LABEL.search(text[line:at])
+            return at - len(label.group()) if label else at
+    return None
 
 
 def beamaggr(row: TraceRow, trace: Any, backend: str) -> Script:
     """BeamAggr rows cannot drive a replay: the trace lists each node's candidates (answers, probabilities,
     the top OB provision) but not the tree call's reply nor any node's question, which every CB/OB prompt
-    holds, nor the log-probabilities behind each probability or the other k-1 provisions retrieved."""
+    holds (nor the other k-1 provisions each leaf retrieved). What the row holds is still checked against
+    the solver's rules (`held`): the answer is node 0's best candidate's first sub-answer, and `comb` starts
+    with that candidate's provisions, any others being the best candidates' of other nodes (the other trees'
+    roots: the trace does not mark which nodes are roots)."""
     nodes = trace if isinstance(trace, list) else []
-    if nodes and all(isinstance(n, dict) and "question" not in n for n in nodes):
-        raise NotReplayable(
-            "the trace holds each node's candidates, not the tree call's reply nor the nodes' questions"
-        )
-    raise NotReplayable("no step outputs: the trace holds the tree and the beams, not the calls")
+    if not nodes or not all(isinstance(n, dict) and isinstance(n.get("candidates"), list) for n in nodes):
+        raise NotReplayable("no step outputs: the trace holds the tree and the beams, not the calls")
+    try:
+        tops = {n.get("node"): best_candidate(n["candidates"]) for n in nodes}
+    except (KeyError, TypeError, ValueError):
+        raise NotReplayable("the trace's candidates are not answers, p and comb") from None
+    root = tops.get(0)
+    if root is None:
+        row.held = "no node 0: the trace has no first root"
+    elif root["answers"][:1] != [row.answer] and str(root["answers"][0]).strip() != row.answer.strip():
+        row.held = "answer: not node 0's best candidate's first sub-answer"
+    else:
+        comb, others = row.comb or [], [p for k, t in tops.items() if k != 0 for p in t["comb"]]
+        if comb[: len(root["comb"])] != root["comb"] or any(
+            p not in others for p in comb[len(root["comb"]) :]
+        ):
+            row.held = "comb: not node 0's best candidate's provisions, then other nodes' best ones"
+    raise NotReplayable(
+        "the trace holds each node's candidates, not the tree call's reply nor the nodes' questions"
+    )
+
+
+def best_candidate(candidates: list[Any]) -> dict[str, Any]:
+    """The candidate with the highest `p`, the first of equals (the solver's `best`)."""
+    top = max(candidates, key=lambda c: float(c["p"]))
+    if not isinstance(top["answers"], list) or not top["answers"] or not isinstance(top["comb"], list):
+        raise ValueError("a candidate without answers or comb")
+    return dict(top)
 
 
 READERS: dict[str, Callable[[TraceRow, Any, str], Script]] = {

@@ -8,6 +8,7 @@ from koblex_tasks.solvers.koblex._multihop import (
     mean_logprob,
     parse_json_object,
     post_order,
+    roots,
     softmax,
     tokens_after,
 )
@@ -49,6 +50,23 @@ def test_tree_parsing_is_bounded_and_survives_cycles() -> None:
     assert len(build_tree({"r": [f"c{i}" for i in range(50)]}, "q", max_nodes=4)) == 4
     [only] = build_tree(None, "질문", max_nodes=4)
     assert only.question == "질문" and only.is_leaf
+
+
+def test_a_forest_keeps_every_root_after_the_first_tree() -> None:
+    decomposition = {"r": ["a"], "s": ["b", "c"], "a": ["d"], "b": ["e"]}  # "s" is no key's child: a root
+    forest = build_tree(decomposition, "q", max_nodes=10, forest=True)
+    assert [(n.idx, n.question, n.parent) for n in forest] == [
+        (0, "r", None),
+        (1, "a", 0),
+        (2, "d", 1),
+        (3, "s", None),
+        (4, "b", 3),
+        (5, "c", 3),
+        (6, "e", 4),
+    ]
+    assert roots(forest) == [0, 3] and [n.idx for n in post_order(forest, 3)] == [6, 4, 5, 3]
+    assert [n.question for n in build_tree(decomposition, "q", max_nodes=10)] == ["r", "a", "d"]
+    assert len(build_tree(decomposition, "q", max_nodes=3, forest=True)) == 3  # the cap holds across trees
 
 
 def test_beam_aggregation_keeps_the_top_products() -> None:

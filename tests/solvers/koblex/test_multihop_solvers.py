@@ -128,9 +128,9 @@ def test_self_ask_follow_ups_retrieve_and_answer(tiny_questions: Path, tiny_corp
     assert all(c.config.temperature == 0.01 and c.config.max_tokens == 2000 for c in model.calls)
     assert all(c.config.seed is None for c in model.calls)
     second = next(c for c in main_calls if "강도가 상해를" in c.user and "Intermediate answer:" in c.user)
-    assert (
-        "Follow up: " + FOLLOW_1 + "\nIntermediate answer: 무기 또는 7년 이상의 징역에 처한다\n"
-        in second.user
+    # the traces' join: the answer ended with ".", the next reply right after it
+    assert second.user.endswith(
+        "Follow up: " + FOLLOW_1 + "\nIntermediate answer: 무기 또는 7년 이상의 징역에 처한다."
     )
     q1 = evidence_of(sample(log, "q1"))
     assert q1["queries"] == [] and q1["predicted"] == [] and not q1.get("counters")
@@ -185,7 +185,50 @@ def test_self_ask_is_bounded_and_official_stops_retrieve_once(
     ev = evidence_of(official)
     # the released stops cut the reply before "Follow up:", so the "question" is the last line's value
     assert ev["queries"] == ["Yes"] and ev["predicted"] == []
-    assert ev["counters"] == {"replies_without_follow_up": 2, "forced_final_answer": 1}
+    # the traces: the first reply without a follow-up ends the loop; the script re-asks it
+    assert ev["counters"] == {"forced_final_answer": 1}
+    reasked = sample(
+        ok(
+            run(
+                self_ask(max_steps=3, official_stops=True, script_reasks=True),
+                Scripted(always_follow),
+                tiny_questions,
+                tiny_corpus,
+            )
+        ),
+        "q2",
+    )
+    assert evidence_of(reasked)["counters"] == {"replies_without_follow_up": 2, "forced_final_answer": 1}
+
+
+def test_self_ask_joins_replies_as_the_traces_show(tiny_questions: Path, tiny_corpus: Path) -> None:
+    """A reply keeps its whitespace and the answer gets ".", the forced prompt leaves out the last reply;
+    `script_answer_join` restores the script's "\\nIntermediate answer: <answer>\\n" of stripped texts."""
+
+    def spaced(call: Call) -> str:
+        if call.user.startswith("Answer the question"):
+            return "무기징역이다? 덧붙임"
+        if call.user.endswith("So the final answer is:"):
+            return "Answer: 결론\n남는 줄"
+        if "Intermediate answer:" in call.user:
+            return "  Answer: 중간 결론  "
+        return f" Yes.  \nFollow up: {FOLLOW_1}  \nIntermediate answer: 지어낸 답"
+
+    model = Scripted(spaced)
+    s = sample(ok(run(self_ask(), model, tiny_questions, tiny_corpus)), "q2")
+    forced = model.where(lambda c: c.user.endswith("So the final answer is:") and "강도가 상해를" in c.user)
+    assert len(forced) == 1 and answer_of(s) == "결론"
+    head = "Question: 배경 사실이다.강도가 상해를 입히면 어떤 처벌을 받는가?\nAre follow up questions needed here:"
+    reply = f" Yes.  \nFollow up: {FOLLOW_1}  "
+    assert forced[0].user == f"{head} {reply}\nIntermediate answer: 무기징역이다.\nSo the final answer is:"
+    assert len(model.where(lambda c: c.user.startswith("Question: 배경") and "강도가 상해를" in c.user)) == 3
+    script = Scripted(spaced)
+    sample(ok(run(self_ask(script_answer_join=True), script, tiny_questions, tiny_corpus)), "q2")
+    forced = script.where(lambda c: c.user.endswith("So the final answer is:") and "강도가 상해를" in c.user)
+    assert (
+        forced[0].user
+        == f"{head} {reply.strip()}\nIntermediate answer: 무기징역이다\n\nSo the final answer is:"
+    )
 
 
 # --- IRCoT -----------------------------------------------------------------------------------------------
@@ -442,6 +485,26 @@ def test_beamaggr_aggregates_candidate_beams(tiny_questions: Path, tiny_corpus: 
         "q2",  # the traces' default
     )
     assert answer_of(first) == f"{LEAF_A} OB답"
+
+
+def test_beamaggr_predicts_every_roots_best_provisions(tiny_questions: Path, tiny_corpus: Path) -> None:
+    """A reply with a second root ("절도가 ..." is no key's child): its tree is answered after the first
+    and its best candidate's provisions follow; the answer stays the first root's."""
+
+    def forest(call: Call) -> Reply:
+        if "hierarchical question decomposition tree" in call.user:
+            return f'{{"{ROOT}": ["{LEAF_A}"], "{LEAF_B}": []}}'
+        ob = call.system.startswith("You are given legal Q&A") is False
+        return [(f"{call.question} {'OB답' if ob else 'CB답'}", -0.1 if ob else -1.0)]
+
+    s = sample(ok(run(beamaggr(), Scripted(forest), tiny_questions, tiny_corpus)), "q2")
+    ev = evidence_of(s)
+    assert ev["queries"] == [LEAF_A, LEAF_B] and ev["predicted"] == [ROBBERY, QUASI]
+    assert answer_of(s) == f"{LEAF_A} OB답"
+    alone = sample(
+        ok(run(beamaggr(first_tree_only=True), Scripted(forest), tiny_questions, tiny_corpus)), "q2"
+    )
+    assert evidence_of(alone)["queries"] == [LEAF_A] and evidence_of(alone)["predicted"] == [ROBBERY]
 
 
 @pytest.mark.parametrize("solver", [flare(), probtree(), beamaggr()], ids=["flare", "probtree", "beamaggr"])

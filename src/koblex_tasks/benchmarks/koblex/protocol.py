@@ -39,8 +39,8 @@ SOLVER_SETTINGS: dict[str, tuple[str, ...]] = {
         "script_drops_punctuation",
         "script_final_prompt",
     ),
-    "self_ask": ("retrieve_every_follow_up",),
-    "beamaggr": ("official_first_answer",),
+    "self_ask": ("retrieve_every_follow_up", "script_reasks", "script_answer_join"),
+    "beamaggr": ("official_first_answer", "first_tree_only"),
     "one_time_retrieval": ("official_answer_prefix_bug", "script_answer_marker"),
 }
 # The released scripts' behaviours that the released traces contradict (the traces made the paper's numbers,
@@ -53,6 +53,8 @@ SCRIPT_SWITCHES = (
     "script_question_once",
     "script_answer_marker",
     "script_final_prompt",
+    "script_reasks",
+    "script_answer_join",
 )
 # Protocol facts that are not a setting of the run: LF-Eval's grader role; the reranker's input limit (no
 # max_length, as the official code: fixed in `corpus.rerank`, listed so "paper" says what it means).

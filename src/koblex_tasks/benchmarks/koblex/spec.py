@@ -188,6 +188,12 @@ KOBLEX = BenchmarkSpec(
     # run that predicts provisions must be re-run with >= 1.3.0. Also in 1.3.0: IRCoT's and FLARE's forced
     # final prompt ends "\n So the answer is:" (IRCoT on OpenAI: "\n So the final answer is:"), as every
     # forced row of the released traces shows (the scripts' code: " <marker>"; `script_final_prompt=True`).
+    # Also in 1.3.0, Self-Ask as every released Self-Ask trace shows (both backends): the first reply without
+    # a follow-up ends the loop (the script re-asks: `script_reasks=True`), and each follow-up adds the reply
+    # as returned, then "\nIntermediate answer: <answer>." (the script: "...<answer>\n" of stripped texts;
+    # `script_answer_join=True`). And BeamAggr answers every tree of a forest reply (keys that are no key's
+    # child are roots, as the scripts' `root_idxs`): `predicted` adds each root's best candidate's provisions
+    # after the first's, as the released forest rows' `comb` (`first_tree_only=True`: the first tree alone).
     version="1.3.0",
     accepted_versions=("1.0.0", "1.1.0", "1.2.0", "1.3.0"),
     events_since="1.3.0",
@@ -220,6 +226,7 @@ KOBLEX = BenchmarkSpec(
         "official_mask_bug": True,  # FLARE on vLLM drops the confident tokens from the masked sentence
         "official_answer_prefix_bug": True,  # SP + OR on vLLM scores the reply whole, "Answer: " included
         "official_first_answer": True,  # BeamAggr answers with the best candidate's first sub-answer (traces)
+        "first_tree_only": False,  # BeamAggr: comb holds every root's best provisions (forest rows' traces)
         # Where the released traces contradict the released scripts, the traces (which made the numbers) win;
         # each script behaviour is a switch, off here (`koblex conformance --traces` replays the traces).
         "script_prompt": False,  # IRCoT on vLLM: the traces' prompt asks for "So the answer is:"
@@ -230,6 +237,8 @@ KOBLEX = BenchmarkSpec(
         "script_answer_marker": False,  # CoT + OR on OpenAI: the answer after "Answer: " (GPT-4o rows)
         "script_final_prompt": False,  # IRCoT/FLARE: the forced final prompt ends "\n So the answer is:"
         "retrieve_every_follow_up": False,  # Self-Ask retrieves once per question
+        "script_reasks": False,  # Self-Ask: the first reply without a follow-up ends the loop (no re-ask)
+        "script_answer_join": False,  # Self-Ask: "\nIntermediate answer: <answer>." after the unstripped reply
         "tokenizer": "official",
         "reranker": PAPER_RERANKER,
         "reranker_max_length": None,  # no max_length, as the official code: the tokenizer's own maximum

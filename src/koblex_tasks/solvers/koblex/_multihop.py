@@ -81,6 +81,11 @@ class Completion:
     stops: tuple[str, ...] = ()  # the client-side stop sequences `text` was cut at
     keep_stop: bool = False  # the stop sequence that ended `text` is part of it
 
+    @property
+    def cut(self) -> str:
+        """The reply cut at its stop sequence, not stripped: what a vLLM script's `_generate` returns."""
+        return cut_at_stop(self.output.completion, self.stops, keep=self.keep_stop)
+
 
 async def complete(
     method: str,
@@ -427,13 +432,14 @@ def parse_json_object(text: str) -> dict[str, Any] | None:
 
 
 def build_tree(
-    decomposition: dict[str, Any] | None, fallback_question: str, max_nodes: int
+    decomposition: dict[str, Any] | None, fallback_question: str, max_nodes: int, forest: bool = False
 ) -> list[TreeNode]:
     """Nodes of the `{parent: [children]}` tree, root first, numbered breadth-first (root = 0).
 
     The root is the first key; a child that is itself a key gets that key's children. Repeated questions
     (cycles) are not expanded twice and at most `max_nodes` nodes are kept. Without a usable tree the root
-    alone is the question (answered as a leaf).
+    alone is the question (answered as a leaf). `forest`: every other key that is no key's child is a root
+    too (`parent` None, after the first tree), as the official scripts' `root_idxs`.
     """
     items = {
         str(k).strip(): [str(c).strip() for c in v if str(c).strip()]
@@ -442,28 +448,38 @@ def build_tree(
     }
     if not items:
         return [TreeNode(0, fallback_question, None)]
-    root = next(iter(items))
-    nodes = [TreeNode(0, root, None)]
+    children = {c for sons in items.values() for c in sons}
+    roots = [k for k in items if k not in children] if forest else []
+    nodes: list[TreeNode] = []
     expanded: set[str] = set()
-    frontier = [0]
-    while frontier:
-        node = nodes[frontier.pop(0)]
-        if node.question in expanded:
+    for root in [next(iter(items)), *roots]:
+        if root in expanded or len(nodes) >= max_nodes:
             continue
-        expanded.add(node.question)
-        for child in items.get(node.question, []):
-            if len(nodes) >= max_nodes:
-                return nodes
-            nodes.append(TreeNode(len(nodes), child, node.idx))
-            node.sons.append(len(nodes) - 1)
-            frontier.append(len(nodes) - 1)
+        nodes.append(TreeNode(len(nodes), root, None))
+        frontier = [len(nodes) - 1]
+        while frontier:
+            node = nodes[frontier.pop(0)]
+            if node.question in expanded:
+                continue
+            expanded.add(node.question)
+            for child in items.get(node.question, []):
+                if len(nodes) >= max_nodes:
+                    return nodes
+                nodes.append(TreeNode(len(nodes), child, node.idx))
+                node.sons.append(len(nodes) - 1)
+                frontier.append(len(nodes) - 1)
     return nodes
 
 
-def post_order(nodes: list[TreeNode]) -> list[TreeNode]:
+def roots(nodes: list[TreeNode]) -> list[int]:
+    """The trees' roots in order (node 0 first)."""
+    return [n.idx for n in nodes if n.parent is None]
+
+
+def post_order(nodes: list[TreeNode], root: int = 0) -> list[TreeNode]:
     """Children before parents, left to right (the official recursive `post_order` from the root)."""
     order: list[TreeNode] = []
-    stack: list[tuple[int, bool]] = [(0, False)]
+    stack: list[tuple[int, bool]] = [(root, False)]
     while stack:
         idx, done = stack.pop()
         if done:
@@ -474,7 +490,7 @@ def post_order(nodes: list[TreeNode]) -> list[TreeNode]:
     return order
 
 
-async def decomposition_tree(run: MultihopRun, max_nodes: int) -> list[TreeNode]:
+async def decomposition_tree(run: MultihopRun, max_nodes: int, forest: bool = False) -> list[TreeNode]:
     """Ask for the tree as the tree scripts do: system + user turns on vLLM (seed 1, logprobs=1, max_tokens
     2048), one user message with the system text prepended on OpenAI (max_tokens 2000)."""
     state, method = run.state, run.method
@@ -491,7 +507,7 @@ async def decomposition_tree(run: MultihopRun, max_nodes: int) -> list[TreeNode]
     if decomposition is None:
         run.record.count("tree_unparsed")
         state.metadata[f"{method}_tree_reply"] = reply.text
-    nodes = build_tree(decomposition, state.metadata["question"], max_nodes)
+    nodes = build_tree(decomposition, state.metadata["question"], max_nodes, forest)
     state.metadata[f"{method}_tree"] = [
         {"idx": n.idx, "question": n.question, "parent": n.parent, "sons": n.sons} for n in nodes
     ]

@@ -7,7 +7,9 @@ Multi-hop Question Answering"), as KoBLEX ran it (`experiments/beamaggr/`, daehu
    the OB candidate carries the top-1 provision.
 3. Inner nodes aggregate: every combination of their children's candidates is a candidate whose probability
    is the product, whose answers and provisions are concatenated; the best `beam_size` (3) are kept.
-4. The best root candidate gives the final answer (its sub-answers joined) and `predicted` (its provisions).
+4. The best candidate of the first root gives the final answer; `predicted` holds the provisions of each
+   root's best candidate, root after root (a reply whose JSON holds keys that are no key's child is a
+   forest: each such key is a root, as the official scripts' `root_idxs`).
 
 This follows the released GPT-4o predictions (`results/beamaggr_gpt4o.jsonl`: leaves carry CB/OB candidates
 with softmax probabilities, inner nodes at most 3 product candidates, `comb` = the best root candidate's
@@ -21,7 +23,11 @@ Deviations:
   every file; from the traces, task version 1.2.0); `official_first_answer=False` joins all sub-answers (our
   default before).
 - The tree is built as in ProbTree (breadth-first from the first key, at most `max_tree_nodes`); the
-  published scripts lack that conversion.
+  published scripts lack that conversion. Every key that is no key's child starts a tree of its own and its
+  best candidate's provisions follow the first tree's in `predicted`: the released `comb` holds provisions
+  from outside node 0's best candidate in 10/226 EXAONE-3.5-32B, 7/226 Qwen3-32B (3 and 1 of the 7.8B/8B
+  files, none of GPT-4o's) rows, each a later node's best (task version 1.3.0);
+  `first_tree_only=True` keeps the first key's tree alone (our default before).
 - Sampling and the tree call are ProbTree's (see `probtree.py`): the tree stage is identical to the recorded
   official requests; the answering stage cannot be recorded (no released tree converter).
 """
@@ -37,6 +43,7 @@ from koblex_tasks.solvers.koblex._multihop import (
     closed_and_open_book,
     decomposition_tree,
     post_order,
+    roots,
     softmax,
 )
 
@@ -73,6 +80,7 @@ def beamaggr(
     beam_size: int = 3,
     max_tree_nodes: int = 32,
     official_first_answer: bool = True,
+    first_tree_only: bool = False,
     tokenizer: str | None = None,
     reranker: str | None = "none",
     prompt_version: str = "v1",
@@ -85,15 +93,16 @@ def beamaggr(
         max_tree_nodes: cap on decomposition tree nodes (the official code had none).
         official_first_answer: answer with the best candidate's first sub-answer only, as released (False:
             all sub-answers joined).
+        first_tree_only: answer and predict from the first key's tree alone (the released rows: every root).
         tokenizer, reranker, prompt_version: as for every multi-hop solver (see `_multihop`).
     """
     require_positive(k=k, beam_size=beam_size, max_tree_nodes=max_tree_nodes)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         run = await MultihopRun.start(state, BEAMAGGR, k, tokenizer, reranker, prompt_version)
-        nodes = await decomposition_tree(run, max_tree_nodes)
+        nodes = await decomposition_tree(run, max_tree_nodes, forest=not first_tree_only)
         beams: dict[int, list[Candidate]] = {}
-        for node in post_order(nodes):
+        for node in (n for root in roots(nodes) for n in post_order(nodes, root)):
             if node.is_leaf:
                 docs = await run.retrieve(node.question)
                 options = await closed_and_open_book(run, node.question, docs)
@@ -113,7 +122,7 @@ def beamaggr(
                 }
             )
         top = beams[0][0]
-        run.record.predicted = run.retrieve.keys_of(top.comb)
+        run.record.predicted = run.retrieve.keys_of([p for root in roots(nodes) for p in beams[root][0].comb])
         answer = top.answers[0] if official_first_answer else " ".join(top.answers)
         run.state.metadata["beamaggr_sub_answers"] = top.answers
         return run.compose(answer)
