@@ -257,6 +257,14 @@ def _report(
     return EXIT_OK
 
 
+def default_log_dir(spec: BenchmarkSpec, table: str | None, task_args: dict[str, Any]) -> str:
+    """`logs/grid-koblex`, `-table3` for one of the paper's other tables, and the judge variant when it is
+    not the paper's (`-judge_context-none`): each variant's runs resume and report apart from the others."""
+    suffix = f"-table{table}" if table is not None else ""
+    suffix += "".join(f"-{k}-{v}" for k, v in spec.judge_variant(task_args).items())
+    return str(Path("logs") / f"grid-{spec.name}{suffix}")
+
+
 def _run(spec: BenchmarkSpec, method_grid: MethodGrid, opts: dict[str, Any]) -> int:
     from koblex_tasks.grid.build import build_tasks, check_solvers
     from koblex_tasks.grid.logs import log_path, read_records
@@ -271,7 +279,8 @@ def _run(spec: BenchmarkSpec, method_grid: MethodGrid, opts: dict[str, Any]) -> 
     model_args = parse_pairs(opts["model_args"], "-M")
     generate = {**generate_config(opts["generate_config"]), **_set(opts, "max_connections", "max_samples")}
     overrides = solver_overrides(method_grid, parse_pairs(opts["solver_args"], "-S"))
-    runs = plan_grid(method_grid, models, methods, parse_pairs(opts["task_args"], "-T"), overrides)
+    task_args = parse_pairs(opts["task_args"], "-T")
+    runs = plan_grid(method_grid, models, methods, task_args, overrides)
     for model in models:
         if not any(r.family for r in runs if r.model == model) and method_grid.families:
             known = ", ".join(f.label for f in method_grid.families)
@@ -284,8 +293,7 @@ def _run(spec: BenchmarkSpec, method_grid: MethodGrid, opts: dict[str, Any]) -> 
             click.echo(run.describe())
         return EXIT_OK
     _check_judge(spec, roles)
-    table = f"-table{opts['table']}" if opts["table"] is not None else ""
-    log_dir = opts["log_dir"] or str(Path("logs") / f"grid-{spec.name}{table}")
+    log_dir = opts["log_dir"] or default_log_dir(spec, opts["table"], task_args)
     tasks = build_tasks(spec, method_grid, runs, roles)
     outcome = run_grid(
         spec,

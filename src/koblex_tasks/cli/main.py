@@ -67,7 +67,7 @@ def _conformance() -> click.Command:
         "judge-audit": (_judge_audit, "Agreement between issue labellers (human and LLM judge)."),
         "leaderboard": (_leaderboard, "Submit logs, build the site, compare runs."),
         "grid": (_grid, "Run the paper's method grid resumably; report it beside the paper's runs."),
-        "report": (_report, "Analyses of finished logs (LEGIT error attribution)."),
+        "report": (_report, "Analyses of finished logs (LEGIT error attribution, LF-Eval sensitivity)."),
         "conformance": (_conformance, "Check a live run's requests against the official scripts' calls."),
     },
     context_settings={"help_option_names": ["-h", "--help"]},

@@ -177,8 +177,12 @@ def scored(cells: dict[str, Cell], key: str) -> bool:
 
 
 def same_judge(value: ValueSpec, mine: RunRecord, theirs: RunRecord) -> bool:
-    """A judge-graded value compares only when the same judge graded both runs."""
-    return not mine.spec.scorer_of(value.key).judge or (mine.judge is not None and mine.judge == theirs.judge)
+    """A judge-graded value compares only when the same judge graded both runs, reading the same things."""
+    if not mine.spec.scorer_of(value.key).judge:
+        return True
+    return (
+        mine.judge is not None and mine.judge == theirs.judge and mine.judge_variant == theirs.judge_variant
+    )
 
 
 def compared_values(columns: Sequence[ValueSpec], mine: RunRecord, released: Released) -> list[ValueSpec]:
@@ -194,8 +198,8 @@ def compared_values(columns: Sequence[ValueSpec], mine: RunRecord, released: Rel
 
 
 JUDGE_NOTE = (
-    "judge-graded metrics are compared only where the same judge graded the released answers "
-    "(--judge-released MODEL: one judge call per released answer)"
+    "judge-graded metrics are compared only where the same judge graded the released answers under the same "
+    "judge variant (--judge-released MODEL: one judge call per released answer, under each run's variant)"
 )
 
 

@@ -20,13 +20,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from inspect_ai.log import EvalLog, read_eval_log
+from inspect_ai.log import read_eval_log
 from scipy import stats as scipy_stats
 
 from koblex_tasks import stats
 from koblex_tasks.errors import RederivationRefused
 from koblex_tasks.grid.compare import MetricTest, Settings, holm, paired_test
-from koblex_tasks.grid.logs import Cell, method_of
+from koblex_tasks.grid.logs import Cell, method_of, scorer_options
 from koblex_tasks.grid.plan import grid_for
 from koblex_tasks.logs.reading import TRANSCRIPT_FIELDS
 from koblex_tasks.logs.rederivation import same
@@ -74,11 +74,6 @@ def _variant_of(spec: BenchmarkSpec, record: Mapping[str, Any]) -> Variant:
     return tuple((k, record.get(k, spec.paper_protocol[k])) for k in spec.judge_variant_args)
 
 
-def _scorer_options(log: EvalLog, name: str) -> dict[str, Any]:
-    entry = next((s for s in log.eval.scorers or [] if s.name == name), None)
-    return dict((entry.options if entry is not None else None) or {})
-
-
 def read_judged(path: str | Path) -> JudgedLog:
     """A log's judge values re-derived from its records; refuses a log without them or one that disagrees."""
     where = Path(path).name
@@ -94,7 +89,7 @@ def read_judged(path: str | Path) -> JudgedLog:
     rederive = benchmark.rederive.get(scorer.name) if benchmark is not None else None
     if rederive is None:
         raise SensitivityRefused(f"{where}: {spec.title} declares no re-derivation of {value.label}")
-    params = _scorer_options(log, scorer.name)
+    params = scorer_options(log, scorer.name)
     declared = {k: params[k] for k in spec.judge_variant_args if k in params}
     sums: dict[str, list[float]] = {}
     variants: set[Variant] = set()
