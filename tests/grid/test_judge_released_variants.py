@@ -125,9 +125,10 @@ def test_the_sensitivity_report_reads_the_replay_logs(
 ) -> None:
     from koblex_tasks.cli.main import main
 
-    logs = [r.path for folder in grids.iterdir() for r in records(folder)]  # the replays below them too
-    assert len(logs) == 4
-    assert main(["report", "lf-eval-sensitivity", *logs, "--json", "--resamples", "200"]) == 0
+    folders = [str(grids / "grid-koblex"), str(grids / "grid-koblex-judge_context-none")]
+    assert (
+        main(["report", "lf-eval-sensitivity", *folders, "--json", "--resamples", "200"]) == 0
+    )  # with replays
     payload = json.loads(capsys.readouterr().out)["lf_eval_sensitivity"]
     rows = {(m["model"], m["method"]): m for m in payload["methods"]}
     assert set(rows) == {("koblexmock/gpt-4o", "standard_prompting"), ("replay/GPT-4o", "standard_prompting")}
@@ -205,3 +206,13 @@ def test_lf_eval_is_not_compared_across_judge_variants(grids: Path) -> None:
     assert [v.key for v in compared_values(columns, mine, released)] == ["token_f1"]
     same = replace(mine, judge_variant={})
     assert [v.key for v in compared_values(columns, same, released)] == ["token_f1", "lf_eval"]
+
+
+def test_a_directory_without_finished_logs_is_one_line(
+    grids: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from koblex_tasks.cli.main import main
+
+    assert main(["report", "lf-eval-sensitivity", str(tmp_path), str(grids / "grid-koblex")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "no finished benchmark log in this directory" in err

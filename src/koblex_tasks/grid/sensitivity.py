@@ -14,6 +14,7 @@ for each pair of variants, the rank correlation of the methods' means (Kendall's
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -26,7 +27,7 @@ from scipy import stats as scipy_stats
 from koblex_tasks import stats
 from koblex_tasks.errors import RederivationRefused
 from koblex_tasks.grid.compare import MetricTest, Settings, holm, paired_test
-from koblex_tasks.grid.logs import Cell, method_of, scorer_options
+from koblex_tasks.grid.logs import Cell, RunRecord, log_locations, method_of, read_records, scorer_options
 from koblex_tasks.grid.plan import grid_for
 from koblex_tasks.logs.reading import TRANSCRIPT_FIELDS
 from koblex_tasks.logs.rederivation import same
@@ -308,9 +309,33 @@ def build(
     )
 
 
+def log_files(paths: Sequence[str | Path]) -> list[str]:
+    """The logs to compare: each file as given; for a directory (a grid's log directory), its benchmark logs
+    below it, the released runs replayed there included, the latest successful one of each model, method and
+    judge variant (a grid re-run leaves the failed attempt beside the finished one)."""
+    out: list[str] = []
+    for path in paths:
+        if not Path(path).is_dir():
+            out.append(str(path))
+            continue
+        latest: dict[tuple[str, str, str], RunRecord] = {}
+        for record in read_records(log_locations(path)):
+            key = (
+                record.model,
+                record.method or record.path,
+                json.dumps(record.judge_variant, sort_keys=True),
+            )
+            if record.status == "success" and (key not in latest or record.created >= latest[key].created):
+                latest[key] = record
+        if not latest:
+            raise SensitivityRefused(f"{path}: no finished benchmark log in this directory")
+        out += sorted(r.path for r in latest.values())
+    return out
+
+
 def sensitivity_report(paths: Sequence[str | Path], settings: Settings | None = None) -> SensitivityReport:
-    """Read, re-derive and compare the logs (all of one benchmark)."""
-    logs = [read_judged(p) for p in paths]
+    """Read, re-derive and compare the logs (all of one benchmark); a directory stands for its logs."""
+    logs = [read_judged(p) for p in log_files(paths)]
     benchmarks = sorted({log.spec.title for log in logs})
     if len(benchmarks) > 1:
         raise SensitivityRefused(f"the logs are of different benchmarks ({', '.join(benchmarks)})")
