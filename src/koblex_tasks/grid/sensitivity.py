@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import math
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -223,8 +224,10 @@ def correlation(a: Variant, b: Variant, means: Sequence[tuple[float, float]]) ->
     if len(means) < 2:
         return Correlation(a, b, len(means), None, None, None, None)
     xs, ys = [m[0] for m in means], [m[1] for m in means]
-    tau = scipy_stats.kendalltau(xs, ys)
-    rho = scipy_stats.spearmanr(xs, ys)
+    with warnings.catch_warnings():  # tied means: scipy warns and returns NaN, reported as "undefined"
+        warnings.simplefilter("ignore", scipy_stats.ConstantInputWarning)
+        tau = scipy_stats.kendalltau(xs, ys)
+        rho = scipy_stats.spearmanr(xs, ys)
     return Correlation(
         a,
         b,
