@@ -10,6 +10,7 @@ by whether its Context holds provisions (hand-computed means below).
 from __future__ import annotations
 
 import json
+import shutil
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -23,7 +24,7 @@ from koblex_tasks.benchmarks.koblex.methods import KOBLEX_GRID
 from koblex_tasks.benchmarks.koblex.spec import KOBLEX
 from koblex_tasks.grid.compare import Replays
 from koblex_tasks.grid.logs import RunRecord, log_locations, read_records
-from koblex_tasks.grid.report import Released, compared_values
+from koblex_tasks.grid.report import Released, Row, against_baseline, compared_values
 from koblex_tasks.tasks.benchmark import Replayed, ReplayRequest
 from koblex_tasks.tasks.koblex.replay import run_replay
 from tests.conftest import TINY_STATUTES, write_jsonl
@@ -106,18 +107,14 @@ def test_the_released_answers_are_judged_under_the_runs_variant(grids: Path) -> 
 
 
 def test_the_paired_lf_eval_test_compares_like_with_like(grids: Path) -> None:
-    cells = {
-        "grid-koblex": "55.00 | 85.00 | -30.00",
-        "grid-koblex-judge_context-none": "65.00 | 45.00 | 20.00",
+    """Model | method | metric | n | yours | released | Δ: both judged under the folder's variant."""
+    rows = {
+        "grid-koblex": "| Standard prompting | LF-Eval | 6 | 55.00 | 85.00 | -30.00 [",
+        "grid-koblex-judge_context-none": "| Standard prompting [judge_context=none] | LF-Eval | 6 | 65.00 | 45.00 | 20.00 [",
     }
-    for folder, expected in cells.items():
+    for folder, expected in rows.items():
         md = (grids / folder / "grid-koblex.md").read_text(encoding="utf-8")
-        [line] = [
-            x for x in md.splitlines() if x.startswith("| koblexmock/gpt-4o | Standard prompting | LF-Eval")
-        ]
-        assert f"| 6 | {expected} [" in line, (
-            md
-        )  # yours | released | Δ, both judged under the folder's variant
+        assert f"| koblexmock/gpt-4o {expected}" in md, md
 
 
 def test_the_sensitivity_report_reads_the_replay_logs(
@@ -216,3 +213,55 @@ def test_a_directory_without_finished_logs_is_one_line(
     assert main(["report", "lf-eval-sensitivity", str(tmp_path), str(grids / "grid-koblex")]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "no finished benchmark log in this directory" in err
+
+
+def test_one_directory_with_both_variants_reports_each_beside_its_own_replay(
+    grids: Path, tmp_path: Path
+) -> None:
+    """Runs of one method under two judge variants are two rows, each paired with the replay judged like it."""
+    mixed = tmp_path / "mixed"
+    (mixed / "released").mkdir(parents=True)
+    for folder in ("grid-koblex", "grid-koblex-judge_context-none"):
+        for log in (grids / folder).glob("*.eval"):
+            shutil.copy(log, mixed / log.name)
+        for log in (grids / folder / "released").glob("*.eval"):
+            shutil.copy(log, mixed / "released" / log.name)
+    run = koblex_cli(
+        "grid", "report", str(mixed), "--released", str(grids.parent / "released"), "--judge-released", JUDGE,
+        "--resamples", "500",
+    )  # fmt: skip
+    assert run.code == 0, run.err[-2000:]
+    assert len(list((mixed / "released").glob("*.eval"))) == 2  # both replays reused: no judge call
+    md = (mixed / "grid-koblex.md").read_text(encoding="utf-8")
+    tests = [
+        x
+        for x in md.splitlines()
+        if x.startswith("| koblexmock/gpt-4o | Standard prompting") and "LF-Eval" in x
+    ]
+    assert len(tests) == 2 and "not reported" not in md
+    assert any("| Standard prompting | LF-Eval | 6 | 55.00 | 85.00 | -30.00 [" in x for x in tests)
+    assert any(
+        "| Standard prompting [judge_context=none] | LF-Eval | 6 | 65.00 | 45.00 | 20.00 [" in x
+        for x in tests
+    )
+
+
+def test_a_tables_rows_are_paired_with_the_baseline_under_their_own_variant(grids: Path) -> None:
+    [run] = [r for r in records(grids / "grid-koblex") if r.replay_file is None]
+    full = KOBLEX_GRID.for_table("3").method("parser")
+
+    def row(method: str, **variant: str) -> Row:
+        record = replace(run, method=method, judge_variant=variant, path=f"{method}-{variant}")
+        return Row(record, method)
+
+    rows = [
+        row("parser"),
+        row("parser", judge_context="none"),
+        row("no_selection", judge_context="none"),
+        row("no_rerank", judge_context="retrieved"),
+    ]
+    paired = against_baseline(rows, full)
+    assert paired[2].released is not None and paired[2].released.record is rows[1].record
+    assert paired[3].released is not None and paired[3].released.reason == (
+        "no finished ParSeR (full) run of this model under judge_context=retrieved"
+    )

@@ -90,11 +90,17 @@ def own_runs(records: Sequence[RunRecord], spec: BenchmarkSpec) -> list[RunRecor
     ]
 
 
+def variant_label(record: RunRecord) -> str:
+    """The run's judge variant as `judge_context=none` ('' for the paper's)."""
+    return ", ".join(f"{k}={v}" for k, v in record.judge_variant.items())
+
+
 def latest_runs(records: Sequence[RunRecord]) -> tuple[list[RunRecord], list[str]]:
-    """One record per (model, method): the latest successful, else the latest; notes name the others."""
-    chosen: dict[tuple[str, str], RunRecord] = {}
+    """One record per (model, method, judge variant): the latest successful, else the latest; notes name the
+    others. Runs of one method under two judge variants are two rows (they are not the same run)."""
+    chosen: dict[tuple[str, str, str], RunRecord] = {}
     for r in records:
-        key = (r.model, r.method or r.path)
+        key = (r.model, r.method or r.path, variant_label(r))
         best = chosen.get(key)
         if best is None or (r.status == "success", r.created) >= (best.status == "success", best.created):
             chosen[key] = r
@@ -118,7 +124,8 @@ def ordered(
     for r in sorted(records, key=lambda r: (rank.get(r.model, len(rank)), r.model)):
         by_model.setdefault(r.model, []).append(r)
     return [
-        sorted(rs, key=lambda r: (order.get(r.method or "", len(order)), r.path)) for rs in by_model.values()
+        sorted(rs, key=lambda r: (variant_label(r), order.get(r.method or "", len(order)), r.path))
+        for rs in by_model.values()
     ]
 
 
@@ -133,9 +140,13 @@ def strata_of(records: Sequence[RunRecord], spec: BenchmarkSpec, key: str) -> tu
 
 
 def label_of(record: RunRecord, grid: MethodGrid | None) -> str:
+    """The row's label: the method's (and the judge variant, when it is not the paper's)."""
     if grid is not None and record.method is not None:
-        return grid.method(record.method).label
-    return record.method or f"(solver not in the grid) {Path(record.path).name}"
+        label = grid.method(record.method).label
+    else:
+        label = record.method or f"(solver not in the grid) {Path(record.path).name}"
+    variant = variant_label(record)
+    return f"{label} [{variant}]" if variant else label
 
 
 @dataclass
@@ -295,7 +306,7 @@ def build_report(
             if lookup is not None and family is not None and method is not None and method.released:
                 released = lookup.released(record, method, family)
             rows.append(Row(record, label_of(record, grid), released))
-    baseline = grid.method(grid.baseline).label if grid is not None and grid.baseline else None
+    baseline = grid.method(grid.baseline) if grid is not None and grid.baseline else None
     if baseline is not None:
         rows = against_baseline(rows, baseline)
     columns = shown_values(spec, runs)
@@ -322,26 +333,32 @@ def build_report(
         notes=tuple(
             [*method_notes, *(grid.notes if grid else ()), *protocol_notes(runs), *corpus_notes(runs), *notes]
         ),
-        baseline=baseline,
+        baseline=baseline.label if baseline is not None else None,
     )
 
 
-def against_baseline(rows: list[Row], baseline: str) -> list[Row]:
-    """Each row of one of the paper's other tables beside the same model's baseline row (full ParSeR), so the
-    paired tests and Holm of the report compare every row with it; a model without a finished baseline run
-    has its rows uncompared, saying why."""
-    base = {r.record.model: r.record for r in rows if r.label == baseline and r.record.status == "success"}
+def against_baseline(rows: list[Row], baseline: MethodSpec) -> list[Row]:
+    """Each row of one of the paper's other tables beside the same model's baseline row (full ParSeR) under the
+    same judge variant, so the paired tests and Holm of the report compare every row with it; a model without
+    a finished baseline run has its rows uncompared, saying why."""
+    base = {
+        (r.record.model, variant_label(r.record)): r.record
+        for r in rows
+        if r.record.method == baseline.key and r.record.status == "success"
+    }
     out = []
     for row in rows:
-        if row.label == baseline:
+        if row.record.method == baseline.key:
             out.append(row)
             continue
-        record = base.get(row.record.model)
+        variant = variant_label(row.record)
+        record = base.get((row.record.model, variant))
         if row.record.status != "success":
             beside = Released(reason="this run did not finish")
         elif record is None:
-            beside = Released(reason=f"no finished {baseline} run of this model")
+            under = f" under {variant}" if variant else ""
+            beside = Released(reason=f"no finished {baseline.label} run of this model{under}")
         else:
-            beside = Released(baseline, record)
+            beside = Released(baseline.label, record)
         out.append(replace(row, released=beside))
     return out
