@@ -12,7 +12,7 @@ import pytest
 
 from koblex_tasks.cli.refusals import solver_value_line
 from koblex_tasks.solvers.koblex.parser import parser
-from koblex_tasks.solvers.preflight import solver_args_without_solver
+from koblex_tasks.solvers.preflight import ignored_solver_args, solver_args_without_solver
 from koblex_tasks.tasks.koblex.task import koblex
 from tests.cli.refusal import SECONDS, inspect_eval
 
@@ -33,6 +33,15 @@ from tests.cli.refusal import SECONDS, inspect_eval
 )
 def test_solver_args_without_a_solver_are_found(argv: list[str], ignored: list[str]) -> None:
     assert solver_args_without_solver(argv) == ignored
+
+
+def test_solver_args_from_the_environment_count_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("sys.argv", ["inspect", "eval", "koblex_tasks/koblex"])
+    monkeypatch.setenv("INSPECT_EVAL_SOLVER_ARGS", "k=5")
+    monkeypatch.delenv("INSPECT_EVAL_SOLVER", raising=False)
+    assert ignored_solver_args() == ["-S k=5"]
+    monkeypatch.setenv("INSPECT_EVAL_SOLVER", "koblex_tasks/parser")
+    assert ignored_solver_args() == []
 
 
 @pytest.mark.slow

@@ -59,7 +59,7 @@ def preflight() -> None:
     """Refuse the run when a model it will call is not there (a no-op outside an eval's task build)."""
     if not built_by_eval():
         return
-    ignored = solver_args_without_solver(sys.argv[1:]) if under_inspect_cli() else []
+    ignored = ignored_solver_args() if under_inspect_cli() else []
     if ignored:
         raise PreflightError(
             f"{' '.join(ignored)}: Inspect passes -S to a --solver only, so this run would ignore it and run the "
@@ -90,6 +90,15 @@ def solver_args_without_solver(argv: Sequence[str]) -> list[str]:
         ):
             given.append(token)
     return given
+
+
+def ignored_solver_args() -> list[str]:
+    """The solver arguments Inspect's CLI was given (command line, or `INSPECT_EVAL_SOLVER_ARGS`) without a
+    solver to pass them to (no `--solver`, `INSPECT_EVAL_SOLVER` unset): Inspect drops them."""
+    if os.environ.get("INSPECT_EVAL_SOLVER"):
+        return []
+    from_env = os.environ.get("INSPECT_EVAL_SOLVER_ARGS")
+    return solver_args_without_solver(sys.argv[1:]) + ([f"-S {from_env}"] if from_env else [])
 
 
 def run_models(evaluated: bool = True) -> Iterator[tuple[str, Model]]:
