@@ -112,8 +112,8 @@ def report_options(handler: Handler) -> Handler:
             click.option(
                 "--judge-released",
                 metavar="MODEL",
-                help="also judge the released answers with MODEL (your judge), so judge-graded metrics "
-                "compare too; one judge call per released answer",
+                help="also judge the released answers with MODEL (your judge) under your runs' judge variant "
+                "(-T judge_context=...), so judge-graded metrics compare too; one judge call per released answer",
             ),
             click.option(
                 "--out", metavar="DIR", help="where grid-<benchmark>.md and .html go (default: the log dir)"
