@@ -86,6 +86,11 @@ class RunRecord:
     judge_variant: dict[str, Any] = field(default_factory=dict)
 
     @property
+    def variant_label(self) -> str:
+        """The judge variant as `judge_context=none` ('' for the paper's)."""
+        return ", ".join(f"{k}={v}" for k, v in self.judge_variant.items())
+
+    @property
     def replay_file(self) -> str | None:
         """The released file a replay log was made from (None for a model's own run)."""
         value = self.metadata.get("replay_file")

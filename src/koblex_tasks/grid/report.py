@@ -90,17 +90,12 @@ def own_runs(records: Sequence[RunRecord], spec: BenchmarkSpec) -> list[RunRecor
     ]
 
 
-def variant_label(record: RunRecord) -> str:
-    """The run's judge variant as `judge_context=none` ('' for the paper's)."""
-    return ", ".join(f"{k}={v}" for k, v in record.judge_variant.items())
-
-
 def latest_runs(records: Sequence[RunRecord]) -> tuple[list[RunRecord], list[str]]:
     """One record per (model, method, judge variant): the latest successful, else the latest; notes name the
     others. Runs of one method under two judge variants are two rows (they are not the same run)."""
     chosen: dict[tuple[str, str, str], RunRecord] = {}
     for r in records:
-        key = (r.model, r.method or r.path, variant_label(r))
+        key = (r.model, r.method or r.path, r.variant_label)
         best = chosen.get(key)
         if best is None or (r.status == "success", r.created) >= (best.status == "success", best.created):
             chosen[key] = r
@@ -124,7 +119,7 @@ def ordered(
     for r in sorted(records, key=lambda r: (rank.get(r.model, len(rank)), r.model)):
         by_model.setdefault(r.model, []).append(r)
     return [
-        sorted(rs, key=lambda r: (variant_label(r), order.get(r.method or "", len(order)), r.path))
+        sorted(rs, key=lambda r: (r.variant_label, order.get(r.method or "", len(order)), r.path))
         for rs in by_model.values()
     ]
 
@@ -145,7 +140,7 @@ def label_of(record: RunRecord, grid: MethodGrid | None) -> str:
         label = grid.method(record.method).label
     else:
         label = record.method or f"(solver not in the grid) {Path(record.path).name}"
-    variant = variant_label(record)
+    variant = record.variant_label
     return f"{label} [{variant}]" if variant else label
 
 
@@ -342,7 +337,7 @@ def against_baseline(rows: list[Row], baseline: MethodSpec) -> list[Row]:
     same judge variant, so the paired tests and Holm of the report compare every row with it; a model without
     a finished baseline run has its rows uncompared, saying why."""
     base = {
-        (r.record.model, variant_label(r.record)): r.record
+        (r.record.model, r.record.variant_label): r.record
         for r in rows
         if r.record.method == baseline.key and r.record.status == "success"
     }
@@ -351,7 +346,7 @@ def against_baseline(rows: list[Row], baseline: MethodSpec) -> list[Row]:
         if row.record.method == baseline.key:
             out.append(row)
             continue
-        variant = variant_label(row.record)
+        variant = row.record.variant_label
         record = base.get((row.record.model, variant))
         if row.record.status != "success":
             beside = Released(reason="this run did not finish")

@@ -14,7 +14,6 @@ for each pair of variants, the rank correlation of the methods' means (Kendall's
 
 from __future__ import annotations
 
-import json
 import math
 import warnings
 from collections.abc import Mapping, Sequence
@@ -323,11 +322,7 @@ def log_files(paths: Sequence[str | Path]) -> list[str]:
             continue
         latest: dict[tuple[str, str, str], RunRecord] = {}
         for record in read_records(log_locations(path)):
-            key = (
-                record.model,
-                record.method or record.path,
-                json.dumps(record.judge_variant, sort_keys=True),
-            )
+            key = (record.model, record.method or record.path, record.variant_label)
             if record.status == "success" and (key not in latest or record.created >= latest[key].created):
                 latest[key] = record
         if not latest:
