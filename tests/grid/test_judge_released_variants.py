@@ -265,3 +265,14 @@ def test_a_tables_rows_are_paired_with_the_baseline_under_their_own_variant(grid
     assert paired[3].released is not None and paired[3].released.reason == (
         "no finished ParSeR (full) run of this model under judge_context=retrieved"
     )
+
+
+def test_a_judge_variant_without_a_judge_is_refused_before_any_run(tmp_path: Path) -> None:
+    run = koblex_cli(
+        "grid", "koblex", "--model", "koblexmock/demo", "--methods", "sp", "-T", "judge_context=none",
+        "--log-dir", str(tmp_path),
+    )  # fmt: skip
+    assert run.code == 2
+    [line] = run.err.strip().splitlines()
+    assert "-T judge_context=none sets what the judge reads, but no judge is bound" in line
+    assert not list(tmp_path.glob("*.eval"))

@@ -204,11 +204,19 @@ def _set(opts: dict[str, Any], *names: str) -> dict[str, Any]:
     return {name: opts[name] for name in names if opts[name] is not None}
 
 
-def _check_judge(spec: BenchmarkSpec, roles: dict[str, Any]) -> None:
-    """A benchmark that cannot be scored without a judge refuses before any task is built."""
-    if spec.judge_role not in roles and spec.needs_judge:
-        raise click.UsageError(
+def _check_judge(spec: BenchmarkSpec, roles: dict[str, Any], task_args: dict[str, Any]) -> None:
+    """A benchmark that cannot be scored without a judge, or a judge variant with no judge to read it,
+    refuses before any task is built."""
+    if spec.judge_role in roles:
+        return
+    if spec.needs_judge:
+        raise CommandError(
             f"{spec.title} can only be scored by a judge: pass --model-role {spec.judge_role}=<model>"
+        )
+    variant = " ".join(f"-T {k}={v}" for k, v in spec.judge_variant(task_args).items())
+    if variant:
+        raise CommandError(
+            f"{variant} sets what the judge reads, but no judge is bound: pass --model-role {spec.judge_role}=<model>"
         )
 
 
@@ -292,7 +300,7 @@ def _run(spec: BenchmarkSpec, method_grid: MethodGrid, opts: dict[str, Any]) -> 
         for run in runs:
             click.echo(run.describe())
         return EXIT_OK
-    _check_judge(spec, roles)
+    _check_judge(spec, roles, task_args)
     log_dir = opts["log_dir"] or default_log_dir(spec, opts["table"], task_args)
     tasks = build_tasks(spec, method_grid, runs, roles)
     outcome = run_grid(
