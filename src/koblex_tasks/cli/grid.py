@@ -112,8 +112,8 @@ def report_options(handler: Handler) -> Handler:
             click.option(
                 "--judge-released",
                 metavar="MODEL",
-                help="also judge the released answers with MODEL (your judge), so judge-graded metrics "
-                "compare too; one judge call per released answer",
+                help="also judge the released answers with MODEL (your judge) under your runs' judge variant "
+                "(-T judge_context=...), so judge-graded metrics compare too; one judge call per released answer",
             ),
             click.option(
                 "--out", metavar="DIR", help="where grid-<benchmark>.md and .html go (default: the log dir)"
@@ -204,11 +204,19 @@ def _set(opts: dict[str, Any], *names: str) -> dict[str, Any]:
     return {name: opts[name] for name in names if opts[name] is not None}
 
 
-def _check_judge(spec: BenchmarkSpec, roles: dict[str, Any]) -> None:
-    """A benchmark that cannot be scored without a judge refuses before any task is built."""
-    if spec.judge_role not in roles and spec.needs_judge:
-        raise click.UsageError(
+def _check_judge(spec: BenchmarkSpec, roles: dict[str, Any], task_args: dict[str, Any]) -> None:
+    """A benchmark that cannot be scored without a judge, or a judge variant with no judge to read it,
+    refuses before any task is built."""
+    if spec.judge_role in roles:
+        return
+    if spec.needs_judge:
+        raise CommandError(
             f"{spec.title} can only be scored by a judge: pass --model-role {spec.judge_role}=<model>"
+        )
+    variant = " ".join(f"-T {k}={v}" for k, v in spec.judge_variant(task_args).items())
+    if variant:
+        raise CommandError(
+            f"{variant} sets what the judge reads, but no judge is bound: pass --model-role {spec.judge_role}=<model>"
         )
 
 
@@ -257,6 +265,14 @@ def _report(
     return EXIT_OK
 
 
+def default_log_dir(spec: BenchmarkSpec, table: str | None, task_args: dict[str, Any]) -> str:
+    """`logs/grid-koblex`, `-table3` for one of the paper's other tables, and the judge variant when it is
+    not the paper's (`-judge_context-none`): each variant's runs resume and report apart from the others."""
+    suffix = f"-table{table}" if table is not None else ""
+    suffix += "".join(f"-{k}-{v}" for k, v in spec.judge_variant(task_args).items())
+    return str(Path("logs") / f"grid-{spec.name}{suffix}")
+
+
 def _run(spec: BenchmarkSpec, method_grid: MethodGrid, opts: dict[str, Any]) -> int:
     from koblex_tasks.grid.build import build_tasks, check_solvers
     from koblex_tasks.grid.logs import log_path, read_records
@@ -271,7 +287,8 @@ def _run(spec: BenchmarkSpec, method_grid: MethodGrid, opts: dict[str, Any]) -> 
     model_args = parse_pairs(opts["model_args"], "-M")
     generate = {**generate_config(opts["generate_config"]), **_set(opts, "max_connections", "max_samples")}
     overrides = solver_overrides(method_grid, parse_pairs(opts["solver_args"], "-S"))
-    runs = plan_grid(method_grid, models, methods, parse_pairs(opts["task_args"], "-T"), overrides)
+    task_args = parse_pairs(opts["task_args"], "-T")
+    runs = plan_grid(method_grid, models, methods, task_args, overrides)
     for model in models:
         if not any(r.family for r in runs if r.model == model) and method_grid.families:
             known = ", ".join(f.label for f in method_grid.families)
@@ -283,9 +300,8 @@ def _run(spec: BenchmarkSpec, method_grid: MethodGrid, opts: dict[str, Any]) -> 
         for run in runs:
             click.echo(run.describe())
         return EXIT_OK
-    _check_judge(spec, roles)
-    table = f"-table{opts['table']}" if opts["table"] is not None else ""
-    log_dir = opts["log_dir"] or str(Path("logs") / f"grid-{spec.name}{table}")
+    _check_judge(spec, roles, task_args)
+    log_dir = opts["log_dir"] or default_log_dir(spec, opts["table"], task_args)
     tasks = build_tasks(spec, method_grid, runs, roles)
     outcome = run_grid(
         spec,

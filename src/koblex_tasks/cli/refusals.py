@@ -4,7 +4,8 @@ task or provider, a model that cannot be loaded, `--display none`.
 Inspect's CLI installs an exception hook before it loads plugins; `keep_refusals_visible` (called by
 `koblex_tasks._registry`) wraps that hook only. Our `SetupError` is printed as its plain message (no rich
 markup, which would eat `[rerank]` in an install hint); an unknown solver or task meant for us names ours with a
-close match; an unexpected `-S` argument of one of our solvers names its parameters; an unknown provider names
+close match; an unexpected `-S` argument of one of our solvers names its parameters, a value it refuses (`-S k=0`)
+its reason; an unknown provider names
 the installed ones; a model whose construction fails is its first line; Inspect's own `PrerequisiteError`
 still reaches stderr under `--display none` (which quiets the console Inspect prints to). Every other error
 goes to Inspect's hook unchanged; the process exits 1.
@@ -15,7 +16,7 @@ from __future__ import annotations
 import inspect
 import re
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from types import TracebackType
 from typing import Any
 
@@ -95,6 +96,26 @@ def solver_argument_line(
     )
 
 
+def solver_value_line(
+    exc: BaseException, tb: TracebackType | None, solvers: Mapping[str, Callable[..., Any]] | None = None
+) -> str | None:
+    """A value one of our solvers refuses while Inspect builds it (`-S k=0`): the solver and its reason."""
+    if not isinstance(exc, ValueError) or isinstance(exc, SetupError):  # a SetupError is printed as it is
+        return None
+    names = solvers if solvers is not None else _our_solvers()
+    ours = (
+        f.f_code.co_name
+        for f in _frames(tb)
+        if f.f_code.co_name in names
+        and str(f.f_globals.get("__name__", "")).startswith("koblex_tasks.solvers")
+    )
+    name = next(ours, None)
+    if name is None:
+        return None
+    first = next((line.strip() for line in str(exc).splitlines() if line.strip()), type(exc).__name__)
+    return f"--solver {NAMESPACE}{name}: {first}"
+
+
 def provider_line(exc: BaseException, known: Sequence[str] | None = None) -> str | None:
     """A misspelt provider (`ollam/llama3`) or a model without one (`openai`), with the installed providers."""
     if not isinstance(exc, ValueError):
@@ -169,7 +190,9 @@ def refusal_line(exc: BaseException, tb: TracebackType | None = None) -> str | N
     for line in (unknown_solver_line(leaf), solver_argument_line(leaf), provider_line(leaf), task_line(leaf)):
         if line is not None:
             return line
-    return model_load_line(leaf, leaf.__traceback__ or tb)
+    return solver_value_line(leaf, leaf.__traceback__ or tb) or model_load_line(
+        leaf, leaf.__traceback__ or tb
+    )
 
 
 def keep_refusals_visible() -> None:

@@ -57,7 +57,7 @@ def legit_errors(logs: tuple[Path, ...], as_json: bool) -> None:
     required=True,
     type=click.Path(path_type=Path),
     metavar="LOG...",
-    help="KoBLEX logs with LF-Eval",
+    help="KoBLEX logs with LF-Eval, or directories of them (e.g. grids' log directories)",
 )
 @click.option(
     "--resamples", type=click.IntRange(min=100), default=None, help="bootstrap resamples (default 10000)"
@@ -72,7 +72,9 @@ def lf_eval_sensitivity(
     paired difference of each variant from the paper's (gold context, reference shown) on the items both logs
     scored (bootstrap CI, sign-flip test, Holm over the report), and Kendall's tau and Spearman's rho of the
     methods' means between every two variants. LF-Eval is re-derived from each log's judge records, never read
-    from its totals. A log without LF-Eval, logs of different datasets, or a single variant: one line, exit 2.
+    from its totals. A directory stands for its finished logs (the latest of each model, method and variant),
+    replays of released runs (`koblex grid ... --judge-released`) included. A log without LF-Eval, logs of
+    different datasets, or a single variant: one line, exit 2.
     """
     import dataclasses
 
@@ -86,8 +88,8 @@ def lf_eval_sensitivity(
         settings = dataclasses.replace(settings, seed=seed)
     with reading("cannot read a log"):
         for log in logs:
-            if not log.is_file():
-                raise FileNotFoundError(f"no such log: {log}")
+            if not log.exists():
+                raise FileNotFoundError(f"no such log or directory: {log}")
     result = sensitivity_report(list(logs), settings)
     if as_json:
         echo_json({"lf_eval_sensitivity": result.to_dict()})

@@ -127,19 +127,28 @@ class Replays:
         return None
 
     def replay(self, file: Path, run: RunRecord, method: str, model_name: str) -> RunRecord:
-        """The replay of `file` with the run's shared task arguments (reused if one finished before)."""
+        """The replay of `file` with the run's shared task arguments, its answers judged (with `judge`) under
+        the run's judge variant, so a judge-graded value compares like with like (reused if one finished)."""
         shared = self.shared_args(run)
+        variant = dict(run.judge_variant) if self.judge else {}
         target = str(file.resolve())
         for known in reversed(self.known):
             same_file = known.replay_file is not None and log_path(known.replay_file) == target
             same_args = all(known.task_args.get(k) == v for k, v in shared.items())
-            if same_file and same_args and known.judge == self.judge and known.status == "success":
+            same_judge = known.judge == self.judge and known.judge_variant == variant
+            if same_file and same_args and same_judge and known.status == "success":
                 return known
         judged: dict[str, Any] = (
             {self.source.judge_arg: self.judge} if self.source.judge_arg and self.judge else {}
         )
         request = ReplayRequest(
-            file=target, log_dir=str(self.log_dir), method=method, model_name=model_name, **shared, **judged
+            file=target,
+            log_dir=str(self.log_dir),
+            method=method,
+            model_name=model_name,
+            judge_variant=variant,
+            **shared,
+            **judged,
         )
         log: EvalLog = self.run(request).log
         [record] = read_records([log_path(log.location)])

@@ -82,6 +82,13 @@ class RunRecord:
     strata: dict[str, dict[str, float | None]] = field(default_factory=dict)  # key -> stratum -> mean
     error: str | None = None
     judge: str | None = None  # the model bound to the benchmark's judge role
+    # what the judge read, where it differs from the paper's (`BenchmarkSpec.judge_variant`): {} the paper's
+    judge_variant: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def variant_label(self) -> str:
+        """The judge variant as `judge_context=none` ('' for the paper's)."""
+        return ", ".join(f"{k}={v}" for k, v in self.judge_variant.items())
 
     @property
     def replay_file(self) -> str | None:
@@ -120,6 +127,24 @@ def method_of(log: EvalLog, grid: MethodGrid | None) -> str | None:
     return best[1] if best else None
 
 
+def scorer_options(log: EvalLog, name: str) -> dict[str, Any]:
+    """The arguments the log's scorer `name` was built with (as the log's header records them)."""
+    entry = next((s for s in log.eval.scorers or [] if s.name == name), None)
+    return dict((entry.options if entry is not None else None) or {})
+
+
+def judge_variant_of(log: EvalLog, spec: BenchmarkSpec) -> dict[str, Any]:
+    """The judge variant the log's judge scorer was built with (its task arguments when no judge ran), as
+    the non-paper settings only, so `-T judge_context=gold` and no argument are the same variant."""
+    args = {k: v for k, v in (log.eval.task_args_passed or {}).items() if k in spec.judge_variant_args}
+    for scorer in spec.scorers:
+        if scorer.judge:
+            args |= {
+                k: v for k, v in scorer_options(log, scorer.name).items() if k in spec.judge_variant_args
+            }
+    return spec.judge_variant(args)
+
+
 def record_of(log: EvalLog, spec: BenchmarkSpec, grid: MethodGrid | None) -> RunRecord:
     ev = log.eval
     cells: dict[str, Cell] = {}
@@ -149,6 +174,7 @@ def record_of(log: EvalLog, spec: BenchmarkSpec, grid: MethodGrid | None) -> Run
         strata=strata,
         error=error,
         judge=judge_model_of(log, spec.judge_role),
+        judge_variant=judge_variant_of(log, spec),
     )
 
 

@@ -91,10 +91,11 @@ def own_runs(records: Sequence[RunRecord], spec: BenchmarkSpec) -> list[RunRecor
 
 
 def latest_runs(records: Sequence[RunRecord]) -> tuple[list[RunRecord], list[str]]:
-    """One record per (model, method): the latest successful, else the latest; notes name the others."""
-    chosen: dict[tuple[str, str], RunRecord] = {}
+    """One record per (model, method, judge variant): the latest successful, else the latest; notes name the
+    others. Runs of one method under two judge variants are two rows (they are not the same run)."""
+    chosen: dict[tuple[str, str, str], RunRecord] = {}
     for r in records:
-        key = (r.model, r.method or r.path)
+        key = (r.model, r.method or r.path, r.variant_label)
         best = chosen.get(key)
         if best is None or (r.status == "success", r.created) >= (best.status == "success", best.created):
             chosen[key] = r
@@ -118,7 +119,8 @@ def ordered(
     for r in sorted(records, key=lambda r: (rank.get(r.model, len(rank)), r.model)):
         by_model.setdefault(r.model, []).append(r)
     return [
-        sorted(rs, key=lambda r: (order.get(r.method or "", len(order)), r.path)) for rs in by_model.values()
+        sorted(rs, key=lambda r: (r.variant_label, order.get(r.method or "", len(order)), r.path))
+        for rs in by_model.values()
     ]
 
 
@@ -133,9 +135,13 @@ def strata_of(records: Sequence[RunRecord], spec: BenchmarkSpec, key: str) -> tu
 
 
 def label_of(record: RunRecord, grid: MethodGrid | None) -> str:
+    """The row's label: the method's (and the judge variant, when it is not the paper's)."""
     if grid is not None and record.method is not None:
-        return grid.method(record.method).label
-    return record.method or f"(solver not in the grid) {Path(record.path).name}"
+        label = grid.method(record.method).label
+    else:
+        label = record.method or f"(solver not in the grid) {Path(record.path).name}"
+    variant = record.variant_label
+    return f"{label} [{variant}]" if variant else label
 
 
 @dataclass
@@ -177,8 +183,12 @@ def scored(cells: dict[str, Cell], key: str) -> bool:
 
 
 def same_judge(value: ValueSpec, mine: RunRecord, theirs: RunRecord) -> bool:
-    """A judge-graded value compares only when the same judge graded both runs."""
-    return not mine.spec.scorer_of(value.key).judge or (mine.judge is not None and mine.judge == theirs.judge)
+    """A judge-graded value compares only when the same judge graded both runs, reading the same things."""
+    if not mine.spec.scorer_of(value.key).judge:
+        return True
+    return (
+        mine.judge is not None and mine.judge == theirs.judge and mine.judge_variant == theirs.judge_variant
+    )
 
 
 def compared_values(columns: Sequence[ValueSpec], mine: RunRecord, released: Released) -> list[ValueSpec]:
@@ -194,8 +204,8 @@ def compared_values(columns: Sequence[ValueSpec], mine: RunRecord, released: Rel
 
 
 JUDGE_NOTE = (
-    "judge-graded metrics are compared only where the same judge graded the released answers "
-    "(--judge-released MODEL: one judge call per released answer)"
+    "judge-graded metrics are compared only where the same judge graded the released answers under the same "
+    "judge variant (--judge-released MODEL: one judge call per released answer, under each run's variant)"
 )
 
 
@@ -291,7 +301,7 @@ def build_report(
             if lookup is not None and family is not None and method is not None and method.released:
                 released = lookup.released(record, method, family)
             rows.append(Row(record, label_of(record, grid), released))
-    baseline = grid.method(grid.baseline).label if grid is not None and grid.baseline else None
+    baseline = grid.method(grid.baseline) if grid is not None and grid.baseline else None
     if baseline is not None:
         rows = against_baseline(rows, baseline)
     columns = shown_values(spec, runs)
@@ -318,26 +328,32 @@ def build_report(
         notes=tuple(
             [*method_notes, *(grid.notes if grid else ()), *protocol_notes(runs), *corpus_notes(runs), *notes]
         ),
-        baseline=baseline,
+        baseline=baseline.label if baseline is not None else None,
     )
 
 
-def against_baseline(rows: list[Row], baseline: str) -> list[Row]:
-    """Each row of one of the paper's other tables beside the same model's baseline row (full ParSeR), so the
-    paired tests and Holm of the report compare every row with it; a model without a finished baseline run
-    has its rows uncompared, saying why."""
-    base = {r.record.model: r.record for r in rows if r.label == baseline and r.record.status == "success"}
+def against_baseline(rows: list[Row], baseline: MethodSpec) -> list[Row]:
+    """Each row of one of the paper's other tables beside the same model's baseline row (full ParSeR) under the
+    same judge variant, so the paired tests and Holm of the report compare every row with it; a model without
+    a finished baseline run has its rows uncompared, saying why."""
+    base = {
+        (r.record.model, r.record.variant_label): r.record
+        for r in rows
+        if r.record.method == baseline.key and r.record.status == "success"
+    }
     out = []
     for row in rows:
-        if row.label == baseline:
+        if row.record.method == baseline.key:
             out.append(row)
             continue
-        record = base.get(row.record.model)
+        variant = row.record.variant_label
+        record = base.get((row.record.model, variant))
         if row.record.status != "success":
             beside = Released(reason="this run did not finish")
         elif record is None:
-            beside = Released(reason=f"no finished {baseline} run of this model")
+            under = f" under {variant}" if variant else ""
+            beside = Released(reason=f"no finished {baseline.label} run of this model{under}")
         else:
-            beside = Released(baseline, record)
+            beside = Released(baseline.label, record)
         out.append(replace(row, released=beside))
     return out

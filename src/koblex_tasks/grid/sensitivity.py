@@ -15,18 +15,19 @@ for each pair of variants, the rank correlation of the methods' means (Kendall's
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from inspect_ai.log import EvalLog, read_eval_log
+from inspect_ai.log import read_eval_log
 from scipy import stats as scipy_stats
 
 from koblex_tasks import stats
 from koblex_tasks.errors import RederivationRefused
 from koblex_tasks.grid.compare import MetricTest, Settings, holm, paired_test
-from koblex_tasks.grid.logs import Cell, method_of
+from koblex_tasks.grid.logs import Cell, RunRecord, log_locations, method_of, read_records, scorer_options
 from koblex_tasks.grid.plan import grid_for
 from koblex_tasks.logs.reading import TRANSCRIPT_FIELDS
 from koblex_tasks.logs.rederivation import same
@@ -74,11 +75,6 @@ def _variant_of(spec: BenchmarkSpec, record: Mapping[str, Any]) -> Variant:
     return tuple((k, record.get(k, spec.paper_protocol[k])) for k in spec.judge_variant_args)
 
 
-def _scorer_options(log: EvalLog, name: str) -> dict[str, Any]:
-    entry = next((s for s in log.eval.scorers or [] if s.name == name), None)
-    return dict((entry.options if entry is not None else None) or {})
-
-
 def read_judged(path: str | Path) -> JudgedLog:
     """A log's judge values re-derived from its records; refuses a log without them or one that disagrees."""
     where = Path(path).name
@@ -94,7 +90,7 @@ def read_judged(path: str | Path) -> JudgedLog:
     rederive = benchmark.rederive.get(scorer.name) if benchmark is not None else None
     if rederive is None:
         raise SensitivityRefused(f"{where}: {spec.title} declares no re-derivation of {value.label}")
-    params = _scorer_options(log, scorer.name)
+    params = scorer_options(log, scorer.name)
     declared = {k: params[k] for k in spec.judge_variant_args if k in params}
     sums: dict[str, list[float]] = {}
     variants: set[Variant] = set()
@@ -227,8 +223,10 @@ def correlation(a: Variant, b: Variant, means: Sequence[tuple[float, float]]) ->
     if len(means) < 2:
         return Correlation(a, b, len(means), None, None, None, None)
     xs, ys = [m[0] for m in means], [m[1] for m in means]
-    tau = scipy_stats.kendalltau(xs, ys)
-    rho = scipy_stats.spearmanr(xs, ys)
+    with warnings.catch_warnings():  # tied means: scipy warns and returns NaN, reported as "undefined"
+        warnings.simplefilter("ignore", scipy_stats.ConstantInputWarning)
+        tau = scipy_stats.kendalltau(xs, ys)
+        rho = scipy_stats.spearmanr(xs, ys)
     return Correlation(
         a,
         b,
@@ -313,9 +311,29 @@ def build(
     )
 
 
+def log_files(paths: Sequence[str | Path]) -> list[str]:
+    """The logs to compare: each file as given; for a directory (a grid's log directory), its benchmark logs
+    below it, the released runs replayed there included, the latest successful one of each model, method and
+    judge variant (a grid re-run leaves the failed attempt beside the finished one)."""
+    out: list[str] = []
+    for path in paths:
+        if not Path(path).is_dir():
+            out.append(str(path))
+            continue
+        latest: dict[tuple[str, str, str], RunRecord] = {}
+        for record in read_records(log_locations(path)):
+            key = (record.model, record.method or record.path, record.variant_label)
+            if record.status == "success" and (key not in latest or record.created >= latest[key].created):
+                latest[key] = record
+        if not latest:
+            raise SensitivityRefused(f"{path}: no finished benchmark log in this directory")
+        out += sorted(r.path for r in latest.values())
+    return out
+
+
 def sensitivity_report(paths: Sequence[str | Path], settings: Settings | None = None) -> SensitivityReport:
-    """Read, re-derive and compare the logs (all of one benchmark)."""
-    logs = [read_judged(p) for p in paths]
+    """Read, re-derive and compare the logs (all of one benchmark); a directory stands for its logs."""
+    logs = [read_judged(p) for p in log_files(paths)]
     benchmarks = sorted({log.spec.title for log in logs})
     if len(benchmarks) > 1:
         raise SensitivityRefused(f"the logs are of different benchmarks ({', '.join(benchmarks)})")

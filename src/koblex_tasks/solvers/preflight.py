@@ -9,6 +9,9 @@ a provider that starts its own server is installed, a base URL accepts a TCP con
 asked for (a wrong name would fail every sample). Credentials and other providers' packages are Inspect's own check when it builds
 the model (one line, exit 1). A server that drops mid-run is Inspect's retry business.
 
+A command line's `-S NAME=VALUE` without `--solver` is refused too: Inspect passes `-S` to a `--solver` only, so
+the run would silently be the task's default method with its default arguments (`-S select=false` ignored).
+
 The same holds for a retrieving solver given on the command line (`--solver koblex_tasks/legit_rag`), which
 Inspect builds after the task, before the first sample: the task notes its retrieval settings
 (`note_task_retrieval`) and the solver loads its corpus then (`require_corpus`), so an unreachable hub is one
@@ -21,13 +24,14 @@ import contextvars
 import importlib.util
 import json
 import os
+import sys
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from urllib.parse import urlsplit
 
 from inspect_ai.model import Model, model_roles
 
-from koblex_tasks._inspect_compat import active_model, pending_base_url
+from koblex_tasks._inspect_compat import active_model, pending_base_url, under_inspect_cli
 from koblex_tasks.corpus.retriever import RetrieverSettings, get_retriever
 from koblex_tasks.errors import DataError, SetupError
 from koblex_tasks.hub import HubUnavailableError
@@ -55,11 +59,46 @@ def preflight() -> None:
     """Refuse the run when a model it will call is not there (a no-op outside an eval's task build)."""
     if not built_by_eval():
         return
+    ignored = ignored_solver_args() if under_inspect_cli() else []
+    if ignored:
+        raise PreflightError(
+            f"{' '.join(ignored)}: Inspect passes -S to a --solver only, so this run would ignore it and run the "
+            "task's default method with its default arguments: name the method, e.g. "
+            f"--solver koblex_tasks/<method> {' '.join(ignored)}"
+        )
     watch_rejections()  # a request the server rejects then stops the run in one line
     checked: set[str] = set()
     # A builder that set the roles itself (the grid) builds before any eval: its models are its own to check.
     for flag, model in run_models(evaluated=not ROLES_SET_BY_BUILDER.get()):
         check_model(flag, model, checked)
+
+
+SOLVER_ARG_OPTIONS = ("-S", "--solver-arg", "--solver-config")
+
+
+def solver_args_without_solver(argv: Sequence[str]) -> list[str]:
+    """The solver arguments (`-S NAME=VALUE`, `--solver-config FILE`) of a command line that names no
+    `--solver`, as given; [] when it names one or gives none."""
+    if any(a == "--solver" or a.startswith("--solver=") for a in argv):
+        return []
+    given = []
+    for i, token in enumerate(argv):
+        if token in SOLVER_ARG_OPTIONS:
+            given.append(f"{token} {argv[i + 1]}" if i + 1 < len(argv) else token)
+        elif token.startswith(tuple(f"{o}=" for o in SOLVER_ARG_OPTIONS[1:])) or (
+            token.startswith("-S") and len(token) > 2
+        ):
+            given.append(token)
+    return given
+
+
+def ignored_solver_args() -> list[str]:
+    """The solver arguments Inspect's CLI was given (command line, or `INSPECT_EVAL_SOLVER_ARGS`) without a
+    solver to pass them to (no `--solver`, `INSPECT_EVAL_SOLVER` unset): Inspect drops them."""
+    if os.environ.get("INSPECT_EVAL_SOLVER"):
+        return []
+    from_env = os.environ.get("INSPECT_EVAL_SOLVER_ARGS")
+    return solver_args_without_solver(sys.argv[1:]) + ([f"-S {from_env}"] if from_env else [])
 
 
 def run_models(evaluated: bool = True) -> Iterator[tuple[str, Model]]:

@@ -44,6 +44,9 @@ class ReplayRequest:
     method: str | None = None
     model_name: str | None = None
     verdicts: bool = False  # the file carries its own judge's verdicts (replayed without a judge)
+    # what the judge reads (the spec's `judge_variant_args`, e.g. `{"judge_context": "none"}`): the released
+    # answers are judged under the variant of the run they are compared with; {} the paper's
+    judge_variant: Mapping[str, Any] = field(default_factory=dict)
 
     def options(self, *names: str, **renamed: str) -> dict[str, Any]:
         """The named fields as keyword arguments for a runner (`renamed`: runner argument -> field)."""

@@ -54,6 +54,12 @@ class ArgumentChecks:
         for value in values or []:
             self.choice(name, value, choices)
 
+    def flags(self, **values: object) -> None:
+        """Arguments that are true or false (`-T judge_reference=maybe` would otherwise count as true)."""
+        for name, value in values.items():
+            if not isinstance(value, bool):
+                raise self.error(f"-T {name}={value!r}: expected true or false")
+
     def unknown_args(self, unknown: Mapping[str, Any] | Iterable[str], known: Collection[str]) -> None:
         """Task arguments the task does not take (Inspect always passes `model`, which is ignored)."""
         for name in unknown:

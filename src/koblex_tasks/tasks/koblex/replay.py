@@ -40,8 +40,11 @@ def run_replay(
     model_name: str | None = None,
     display: Display = "none",
     grader: str | None = None,
+    judge_variant: Mapping[str, Any] | None = None,
 ) -> ReplayResult:
-    """Replay a released prediction file; with `grader`, the judge also scores LF-Eval on the released answers."""
+    """Replay a released prediction file; with `grader`, the judge also scores LF-Eval on the released answers,
+    reading what `judge_variant` says (the task's `judge_context` / `judge_reference`; default the paper's)."""
+    variant = check_judge_variant(judge_variant, grader)
     alignment = check_alignment(file, data)
     counts, order_lines, lowest = alignment.counts(), alignment.lines("order"), alignment.lowest_similarity()
     summary = alignment.summary()
@@ -51,7 +54,7 @@ def run_replay(
     solver = replay(file=file, method=method, model_name=model_name, data=data)
     log = run_replay_eval(
         # built with the replay solver, so the task loads no corpus and checks no reranker (nothing retrieves)
-        koblex(data=data, official=official, solver=solver, judge=grader is not None),
+        koblex(data=data, official=official, solver=solver, judge=grader is not None, **variant),
         solver,
         model_name,
         log_dir,
@@ -76,6 +79,21 @@ def run_replay(
     )
 
 
+def check_judge_variant(variant: Mapping[str, Any] | None, grader: object) -> dict[str, Any]:
+    """The judge-variant task arguments to replay with; refuses another argument, or a variant without a judge
+    (nothing would read it), before the file is read."""
+    variant = dict(variant or {})
+    unknown = sorted(set(variant) - set(KOBLEX.judge_variant_args))
+    if unknown:
+        raise ValueError(
+            f"judge variant {unknown}: not a judge variant argument of KoBLEX "
+            f"({', '.join(KOBLEX.judge_variant_args)})"
+        )
+    if KOBLEX.judge_variant(variant) and grader is None:
+        raise ValueError(f"judge variant {variant}: no judge grades the released answers (pass a grader)")
+    return variant
+
+
 def owns_file(first_row: Mapping[str, Any]) -> bool:
     """A KoBLEX prediction file's rows hold `question` and `answers`."""
     return "question" in first_row and "answers" in first_row
@@ -88,7 +106,8 @@ def replay_request(request: ReplayRequest) -> Replayed:
             "--verdicts replays a LEGIT evaluator file; a KoBLEX prediction file has no verdicts"
         )
     result = run_replay(
-        request.file, **request.options("data", "official", "log_dir", "method", "model_name", "grader")
+        request.file,
+        **request.options("data", "official", "log_dir", "method", "model_name", "grader", "judge_variant"),
     )
     summary = f"method: {result.method}  model: {result.model}  log: {result.log.location}"
     # on the spec's display scale (x100 for F1 and EM, LF-Eval is already 0-100)

@@ -158,6 +158,12 @@ def koblex(
     """
     _check_arguments(unknown, lang, tokenizer, retrieval, chat_format, data, corpus)
     CHECKS.choice("judge_context", judge_context, JUDGE_CONTEXTS)
+    CHECKS.flags(
+        judge_reference=judge_reference,
+        official=official,
+        allow_language_mismatch=allow_language_mismatch,
+        reranker_cache=reranker_cache,
+    )
     CHECKS.choice("reranker_dtype", reranker_dtype, DTYPES)
     preflight()
     built = solver or parser()  # the method the task runs (a --solver on the command line replaces it later)
