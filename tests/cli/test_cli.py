@@ -281,3 +281,36 @@ def test_root_help_imports_no_command_module() -> None:
     assert proc.returncode == 0, proc.stderr
     assert "judge-audit" in proc.stdout and proc.stdout.strip().endswith("[]"), proc.stdout
     assert proc.stdout.strip().splitlines()[-2] == "False", proc.stdout
+
+
+@pytest.mark.parametrize(
+    ("row", "argv", "says"),
+    [
+        # a KoBLEX prediction row; a variant nothing would read; an argument that is no judge variant
+        (
+            {"question": "q", "answers": []},
+            ["-T", "judge_context=none"],
+            "no judge grades the released answers (pass a grader)",
+        ),
+        (
+            {"question": "q", "answers": []},
+            ["--grader", "koblexmock/judge", "-T", "hops=1"],
+            "-T hops: a replay of KoBLEX answers takes only judge_context, judge_reference",
+        ),
+        # a LEGIT responses file: LEGIT has no judge variant
+        (
+            {"doc_id": "1", "response": "..."},
+            ["--grader", "koblexmock/judge", "-T", "judge_context=none"],
+            "-T judge_context: a replay of LEGIT answers takes none",
+        ),
+    ],
+)
+def test_a_replays_judge_variant_is_checked_before_any_eval(
+    row: dict[str, object], argv: list[str], says: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    released = tmp_path / "released.jsonl"
+    released.write_text(json.dumps(row) + "\n", encoding="utf-8")
+    code, out, err = run(capsys, "replay", str(released), "--log-dir", str(tmp_path / "logs"), *argv)
+    assert code == 2 and not out and "Traceback" not in err
+    assert says in err, err
+    assert not (tmp_path / "logs").exists()

@@ -128,6 +128,14 @@ REPLAY_HUB_HINT = "pass a local questions JSONL instead (--data PATH)"
 @click.option("--log-dir", default="logs", help="where the eval log is written (default: ./logs)")
 @click.option("--method", default=None, help="method name to record (default: inferred from file name)")
 @click.option("--model-name", default=None, help="model name to record (default: inferred from file name)")
+@click.option(
+    "-T",
+    "task_args",
+    multiple=True,
+    metavar="NAME=VALUE",
+    help="a judge variant, as the task takes it (KoBLEX: -T judge_context=none|retrieved, -T "
+    "judge_reference=false): the judge grades the released answers under it (needs --grader)",
+)
 def replay(
     file: str,
     verdicts: bool,
@@ -139,6 +147,7 @@ def replay(
     log_dir: str,
     method: str | None,
     model_name: str | None,
+    task_args: tuple[str, ...],
 ) -> None:
     """Turn a released prediction file into a scored Inspect eval log.
 
@@ -163,8 +172,27 @@ def replay(
         raise click.UsageError(
             f"{found.spec.title} answers can only be scored by a judge: pass --grader <model>{hint}"
         )
-    request = ReplayRequest(file, data, grader, rule, official, log_dir, method, model_name, verdicts)
+    variant = _judge_variant(found, task_args)
+    request = ReplayRequest(
+        file, data, grader, rule, official, log_dir, method, model_name, verdicts, variant
+    )
     _run(found.replay.run, request)
+
+
+def _judge_variant(found: Benchmark, task_args: tuple[str, ...]) -> dict[str, Any]:
+    """`-T` pairs parsed as `inspect eval` parses them; each must be one of the benchmark's judge variant
+    arguments (a released file's answers are fixed: nothing else of the task applies), with a judge to read it."""
+    from koblex_tasks.cli.grid import parse_pairs
+
+    variant = parse_pairs(task_args, "-T")
+    allowed = found.spec.judge_variant_args
+    for name in variant:
+        if name not in allowed:
+            takes = f"takes only {', '.join(allowed)}" if allowed else "takes none"
+            raise click.UsageError(
+                f"-T {name}: a replay of {found.spec.title} answers {takes} (the judge's variant)"
+            )
+    return variant
 
 
 def _run(runner: Callable[[ReplayRequest], Replayed], request: ReplayRequest) -> None:

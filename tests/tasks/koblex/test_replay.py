@@ -130,3 +130,45 @@ def test_cli_replay_with_a_grader_adds_lf_eval(
     [log_file] = tmp_path.glob("*.eval")
     roles = read_eval_log(str(log_file), header_only=True).eval.model_roles or {}
     assert roles["grader"].model == "koblexmock/judge"
+
+
+def test_cli_replay_judges_the_released_answers_under_a_judge_variant(
+    shared_data: Path, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """`-T judge_context=none`: the judge reads no provisions (the paper's variant reads the gold ones), and
+    every LF-Eval score records the variant."""
+    file = shared_data / "koblex" / "released_gpt4o" / "sp_or_gpt4o.jsonl"
+    data = shared_data / "koblex" / "koblex.jsonl"
+    rows = {row["id"]: row for row in map(json.loads, data.read_text(encoding="utf-8").splitlines())}
+
+    def judged(log_dir: Path, *variant: str) -> tuple[set[object], bool]:
+        argv = [
+            "replay",
+            str(file),
+            "--data",
+            str(data),
+            "--grader",
+            "koblexmock/judge",
+            "--log-dir",
+            str(log_dir),
+        ]
+        assert main([*argv, *variant]) == 0
+        capsys.readouterr()
+        [log_file] = log_dir.glob("*.eval")
+        log = read_eval_log(str(log_file), resolve_attachments=True)
+        samples = log.samples or []
+        assert len(samples) == 226
+        first = samples[0]
+        gold = str(rows[first.id]["contexts"][0]["content"]).strip()[-40:]  # a gold provision's closing words
+        judge_inputs = [
+            m.text
+            for e in first.events
+            if getattr(e, "event", None) == "model" and getattr(e, "role", None) == "grader"
+            for m in e.input
+        ]
+        assert judge_inputs
+        contexts = {(s.scores or {})["lf_eval"].metadata.get("judge_context") for s in samples}  # type: ignore[union-attr]
+        return contexts, any(gold in text for text in judge_inputs)
+
+    assert judged(tmp_path / "paper") == ({"gold"}, True)
+    assert judged(tmp_path / "none", "-T", "judge_context=none") == ({"none"}, False)
