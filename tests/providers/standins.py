@@ -373,6 +373,26 @@ def _gemini_text(content: dict[str, Any]) -> str:
     return "".join(str(p.get("text", "")) for p in content.get("parts") or [] if not p.get("thought"))
 
 
+def judge_reply(messages: list[dict[str, Any]]) -> str | None:
+    """A G-Eval judge's JSON verdict when the request asks for one (DeepEval's prompt ends in "JSON:"): the
+    conformance responder answers the methods' prompts, not the judge's."""
+    last = str(messages[-1]["content"]) if messages else ""
+    return '{"score": 7, "reason": "stand-in"}' if last.rstrip().endswith("JSON:") else None
+
+
+def alternatives(token: str, wanted: int) -> list[dict[str, Any]]:
+    """The top candidates at one position, best first, at most `wanted`: the chosen token, then for a digit
+    the digits either side (so a logprob-weighted score differs from the stated one)."""
+    found = [(token, token_logprob(token))]
+    if token.isdigit():
+        found += [
+            (str(d), lp)
+            for d, lp in ((int(token) + 1, found[0][1] - 1), (int(token) - 1, -4.0))
+            if 0 <= d <= 9
+        ]
+    return [{"token": t, "logProbability": lp} for t, lp in found[:wanted]]
+
+
 def gemini_route(models: tuple[str, ...]) -> Route:
     def route(path: str, body: dict[str, Any]) -> Reply:
         version, _, rest = path.lstrip("/").partition("/models/")
@@ -392,7 +412,7 @@ def gemini_route(models: tuple[str, ...]) -> Route:
             for c in body["contents"]
         ]
         chat = completion({"messages": messages, "stop": config.get("stopSequences")}, model)
-        text = chat["choices"][0]["message"]["content"]
+        text = judge_reply(messages) or chat["choices"][0]["message"]["content"]
         candidate: dict[str, Any] = {
             "content": {"parts": [{"text": text}], "role": "model"},
             "finishReason": "STOP",
@@ -400,7 +420,7 @@ def gemini_route(models: tuple[str, ...]) -> Route:
         }
         if config.get("responseLogprobs"):
             chosen = [{"token": c, "logProbability": token_logprob(c)} for c in text]
-            top = [{"candidates": [each][: config.get("logprobs", 0) or 1]} for each in chosen]
+            top = [{"candidates": alternatives(c, config.get("logprobs", 0))} for c in text]
             candidate["logprobsResult"] = {"chosenCandidates": chosen, "topCandidates": top}
         usage = chat["usage"]
         return 200, {

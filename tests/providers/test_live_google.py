@@ -48,7 +48,9 @@ def test_every_solver_and_the_judge_pass_the_strict_gemini_api_with_no_chat_form
         b for b in api.accepted if config(b).get("logprobs") == 20
     ]  # LF-Eval's top 20, Gemini's maximum
     assert judged and all(config(b)["responseLogprobs"] is True for b in judged)
-    assert all(s.scores and "lf_eval" in str(s.scores) for s in log.samples or []), "LF-Eval scored no sample"
+    # The judge's stated 7, weighted by Gemini's top candidates (7, 8, 6) as DeepEval weights: between 7 and 8.
+    scores = [s.scores["lf_eval"].value["lf_eval"] for s in log.samples or [] if s.scores]  # type: ignore[index]
+    assert scores and all(70 < score < 80 for score in scores), scores
     for body in (b for b in api.accepted if b not in judged):
         generation = config(body)
         assert "seed" not in generation

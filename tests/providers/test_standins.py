@@ -82,3 +82,13 @@ def test_gemini_takes_snake_case_names_as_googles_json_parser_does() -> None:
 def test_gemini_serves_only_its_models_and_method() -> None:
     assert message(USER, PATH.replace("gemini-2.5-flash", "gemini-x"))[0] == 404
     assert message(USER, PATH.replace("generateContent", "embedContent"))[0] == 404
+
+
+def test_gemini_gives_a_judge_its_verdict_with_at_most_the_top_candidates_asked() -> None:
+    judge = {"contents": [{"role": "user", "parts": [{"text": "Evaluate ...\n\nJSON:"}]}]}
+    config = {"responseLogprobs": True, "logprobs": 2}
+    status, reply = GEMINI(PATH, {**judge, "generationConfig": config})
+    [candidate] = reply["candidates"]
+    assert status == 200 and candidate["content"]["parts"][0]["text"] == '{"score": 7, "reason": "stand-in"}'
+    tops = [t["candidates"] for t in candidate["logprobsResult"]["topCandidates"]]
+    assert max(map(len, tops)) == 2 and ["7", "8"] in [[c["token"] for c in top] for top in tops]
