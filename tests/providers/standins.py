@@ -139,9 +139,39 @@ def openai_route(schema_file: Path, model: str) -> Route:
                     "type": "invalid_request_error",
                 }
             }
-        return 200, completion(body, model)
+        return 200, judged(body, completion(body, model))
 
     return route
+
+
+def judged(body: dict[str, Any], chat: dict[str, Any]) -> dict[str, Any]:
+    """The chat completion with a G-Eval judge's verdict (and its top logprobs) when the request asks for one."""
+    text = judge_reply(list(body.get("messages") or []))
+    if text is None:
+        return chat
+    choice = chat["choices"][0]
+    choice["message"]["content"] = text
+    if body.get("logprobs"):
+        top = [alternatives(c, int(body.get("top_logprobs") or 0)) for c in text]
+        choice["logprobs"] = {
+            "content": [
+                {
+                    "token": c,
+                    "logprob": token_logprob(c),
+                    "bytes": list(c.encode()),
+                    "top_logprobs": [
+                        {
+                            "token": t["token"],
+                            "logprob": t["logProbability"],
+                            "bytes": list(t["token"].encode()),
+                        }
+                        for t in tops
+                    ],
+                }
+                for c, tops in zip(text, top, strict=True)
+            ]
+        }
+    return chat
 
 
 @contextmanager
