@@ -7,6 +7,11 @@
 - `strict_anthropic`: the Anthropic Messages API (`POST /v1/messages`) written from its public API reference:
   required `model`, `max_tokens`, `messages`; the request parameters it lists and no others (400
   "<name>: Extra inputs are not permitted"); temperature and top_p within [0, 1].
+- `strict_google`: the Gemini API (`POST /<version>/models/{model}:generateContent`) written from its public API
+  reference: the request's, `generationConfig`'s, `Content`'s and `Part`'s fields and no others (400 "Invalid JSON
+  payload received. Unknown name ..."), `generationConfig` values in their documented ranges (temperature 0-2,
+  at most 5 stop sequences, at most 20 top logprobs, ...); replies in Gemini's shape (candidates, usageMetadata,
+  logprobsResult when asked).
 - `lenient_vllm`: a vLLM-like OpenAI-compatible server that takes anything (as vLLM takes its extensions).
 
 All answer by the conformance responder (`koblex_tasks.conformance.server.completion`), so every KoBLEX method
@@ -26,6 +31,7 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
+from koblex_tasks.conformance.responder import token_logprob
 from koblex_tasks.conformance.server import QuietJsonHandler, completion, serving
 
 Reply = tuple[int, dict[str, Any]]
@@ -133,9 +139,39 @@ def openai_route(schema_file: Path, model: str) -> Route:
                     "type": "invalid_request_error",
                 }
             }
-        return 200, completion(body, model)
+        return 200, judged(body, completion(body, model))
 
     return route
+
+
+def judged(body: dict[str, Any], chat: dict[str, Any]) -> dict[str, Any]:
+    """The chat completion with a G-Eval judge's verdict (and its top logprobs) when the request asks for one."""
+    text = judge_reply(list(body.get("messages") or []))
+    if text is None:
+        return chat
+    choice = chat["choices"][0]
+    choice["message"]["content"] = text
+    if body.get("logprobs"):
+        top = [alternatives(c, int(body.get("top_logprobs") or 0)) for c in text]
+        choice["logprobs"] = {
+            "content": [
+                {
+                    "token": c,
+                    "logprob": token_logprob(c),
+                    "bytes": list(c.encode()),
+                    "top_logprobs": [
+                        {
+                            "token": t["token"],
+                            "logprob": t["logProbability"],
+                            "bytes": list(t["token"].encode()),
+                        }
+                        for t in tops
+                    ],
+                }
+                for c, tops in zip(text, top, strict=True)
+            ]
+        }
+    return chat
 
 
 @contextmanager
@@ -245,4 +281,195 @@ def lenient_vllm(model: str) -> Iterator[StandIn]:
         return 200, completion(body, model)
 
     with serve(route, [model]) as stand_in:
+        yield stand_in
+
+
+# --- Google Gemini generateContent -------------------------------------------------------------------------
+
+# POST /v1beta/models/{model}:generateContent as the Gemini API reference lists it: the request body's fields,
+# GenerationConfig's, Content's and Part's. Any other name is Google's HTTP 400 "Unknown name".
+GEMINI_REQUEST = frozenset(
+    {
+        "contents",
+        "tools",
+        "toolConfig",
+        "safetySettings",
+        "systemInstruction",
+        "generationConfig",
+        "cachedContent",
+    }
+)
+GEMINI_GENERATION_CONFIG = {
+    "type": "object",
+    "properties": {
+        "stopSequences": {"type": "array", "items": {"type": "string"}, "maxItems": 5},
+        "responseMimeType": {"type": "string"},
+        "responseSchema": {"type": "object"},
+        "responseJsonSchema": {},
+        "_responseJsonSchema": {},
+        "responseModalities": {"type": "array", "items": {"enum": ["TEXT", "IMAGE", "AUDIO"]}},
+        "candidateCount": {"type": "integer", "minimum": 1, "maximum": 8},
+        "maxOutputTokens": {"type": "integer", "minimum": 1},
+        "temperature": {"type": "number", "minimum": 0, "maximum": 2},
+        "topP": {"type": "number", "minimum": 0, "maximum": 1},
+        "topK": {"type": "integer", "minimum": 1},
+        "seed": {"type": "integer"},
+        "presencePenalty": {"type": "number"},
+        "frequencyPenalty": {"type": "number"},
+        "responseLogprobs": {"type": "boolean"},
+        "logprobs": {"type": "integer", "minimum": 0, "maximum": 20},
+        "enableEnhancedCivicAnswers": {"type": "boolean"},
+        "speechConfig": {"type": "object"},
+        "thinkingConfig": {"type": "object"},
+        "imageConfig": {"type": "object"},
+        "mediaResolution": {"type": "string"},
+    },
+}
+GEMINI_THINKING = frozenset({"includeThoughts", "thinkingBudget", "thinkingLevel"})
+GEMINI_CONTENT = frozenset({"parts", "role"})
+GEMINI_PART = frozenset(
+    {
+        "text", "inlineData", "functionCall", "functionResponse", "fileData", "executableCode",
+        "codeExecutionResult", "thought", "thoughtSignature", "partMetadata", "videoMetadata",
+    }
+)  # fmt: skip
+GEMINI_GENERATION_VALIDATOR = Draft202012Validator(GEMINI_GENERATION_CONFIG)
+# The reference documents v1beta; google-genai >= 3 calls v1 unless told (GOOGLE_GENAI_API_VERSION): both served.
+GEMINI_VERSIONS = frozenset({"v1", "v1beta"})
+
+
+def gemini_error(message: str, code: int = 400, status: str = "INVALID_ARGUMENT") -> Reply:
+    return code, {"error": {"code": code, "message": message, "status": status}}
+
+
+def _camel(name: str) -> str:
+    """The JSON name of a proto field: Google's parser takes `generation_config` and `generationConfig` alike."""
+    head, *rest = name.split("_")
+    return head + "".join(part.capitalize() for part in rest)
+
+
+def _snake(name: str) -> str:
+    return "".join(f"_{c.lower()}" if c.isupper() else c for c in name)
+
+
+def gemini_unknown(body: dict[str, Any]) -> str | None:
+    """Google's message for the first name outside the request's, GenerationConfig's, Content's or Part's fields."""
+    checks: list[tuple[str, Any, frozenset[str]]] = [("", body, GEMINI_REQUEST)]
+    config = body.get("generationConfig", body.get("generation_config"))
+    if isinstance(config, dict):
+        checks.append(("generation_config", config, frozenset(GEMINI_GENERATION_CONFIG["properties"])))  # type: ignore[arg-type]
+        thinking = config.get("thinkingConfig", config.get("thinking_config"))
+        if isinstance(thinking, dict):
+            checks.append(("generation_config.thinking_config", thinking, GEMINI_THINKING))
+    system = body.get("systemInstruction", body.get("system_instruction"))
+    contents = [("system_instruction", system)] if isinstance(system, dict) else []
+    contents += [
+        (f"contents[{i}]", c) for i, c in enumerate(body.get("contents") or []) if isinstance(c, dict)
+    ]
+    for where, content in contents:
+        checks.append((where, content, GEMINI_CONTENT))
+        parts = content.get("parts") or []
+        checks += [
+            (f"{where}.parts[{j}]", p, GEMINI_PART) for j, p in enumerate(parts) if isinstance(p, dict)
+        ]
+    for where, node, listed in checks:
+        unknown = sorted(name for name in node if _camel(name) not in listed)
+        if unknown:
+            at = f" at '{where}'" if where else ""
+            return f'Invalid JSON payload received. Unknown name "{unknown[0]}"{at}: Cannot find field.'
+    return None
+
+
+def gemini_generation_config(body: dict[str, Any]) -> dict[str, Any]:
+    config = body.get("generationConfig", body.get("generation_config")) or {}
+    return {_camel(k): v for k, v in config.items()}
+
+
+def gemini_invalid(body: dict[str, Any]) -> str | None:
+    """Google's message for a value out of its field's range (after the names passed)."""
+    config = gemini_generation_config(body)
+    error = next(iter(sorted(GEMINI_GENERATION_VALIDATOR.iter_errors(config), key=str)), None)
+    if error is not None:
+        where = ".".join(_snake(str(p)) for p in error.absolute_path)
+        return f"Invalid value at 'generation_config.{where}': {error.message}"
+    if "logprobs" in config and not config.get("responseLogprobs"):
+        return "logprobs is only valid if response_logprobs is true"
+    if not body.get("contents"):
+        return "* GenerateContentRequest.contents: contents is not specified"
+    return None
+
+
+def _gemini_text(content: dict[str, Any]) -> str:
+    return "".join(str(p.get("text", "")) for p in content.get("parts") or [] if not p.get("thought"))
+
+
+def judge_reply(messages: list[dict[str, Any]]) -> str | None:
+    """A G-Eval judge's JSON verdict when the request asks for one (DeepEval's prompt ends in "JSON:"): the
+    conformance responder answers the methods' prompts, not the judge's."""
+    last = str(messages[-1]["content"]) if messages else ""
+    return '{"score": 7, "reason": "stand-in"}' if last.rstrip().endswith("JSON:") else None
+
+
+def alternatives(token: str, wanted: int) -> list[dict[str, Any]]:
+    """The top candidates at one position, best first, at most `wanted`: the chosen token, then for a digit
+    the digits either side (so a logprob-weighted score differs from the stated one)."""
+    found = [(token, token_logprob(token))]
+    if token.isdigit():
+        found += [
+            (str(d), lp)
+            for d, lp in ((int(token) + 1, found[0][1] - 1), (int(token) - 1, -4.0))
+            if 0 <= d <= 9
+        ]
+    return [{"token": t, "logProbability": lp} for t, lp in found[:wanted]]
+
+
+def gemini_route(models: tuple[str, ...]) -> Route:
+    def route(path: str, body: dict[str, Any]) -> Reply:
+        version, _, rest = path.lstrip("/").partition("/models/")
+        model, _, method = rest.partition(":")
+        if version not in GEMINI_VERSIONS or method != "generateContent":
+            return gemini_error(f"Method not found: {path}", 404, "NOT_FOUND")
+        if model not in models:
+            return gemini_error(f"models/{model} is not found for API version {version}", 404, "NOT_FOUND")
+        problem = gemini_unknown(body) or gemini_invalid(body)
+        if problem is not None:
+            return gemini_error(problem)
+        config = gemini_generation_config(body)
+        system = body.get("systemInstruction", body.get("system_instruction"))
+        messages = [{"role": "system", "content": _gemini_text(system)}] if isinstance(system, dict) else []
+        messages += [
+            {"role": "assistant" if c.get("role") == "model" else "user", "content": _gemini_text(c)}
+            for c in body["contents"]
+        ]
+        chat = completion({"messages": messages, "stop": config.get("stopSequences")}, model)
+        text = judge_reply(messages) or chat["choices"][0]["message"]["content"]
+        candidate: dict[str, Any] = {
+            "content": {"parts": [{"text": text}], "role": "model"},
+            "finishReason": "STOP",
+            "index": 0,
+        }
+        if config.get("responseLogprobs"):
+            chosen = [{"token": c, "logProbability": token_logprob(c)} for c in text]
+            top = [{"candidates": alternatives(c, config.get("logprobs", 0))} for c in text]
+            candidate["logprobsResult"] = {"chosenCandidates": chosen, "topCandidates": top}
+        usage = chat["usage"]
+        return 200, {
+            "candidates": [candidate],
+            "usageMetadata": {
+                "promptTokenCount": usage["prompt_tokens"],
+                "candidatesTokenCount": usage["completion_tokens"],
+                "totalTokenCount": usage["total_tokens"],
+            },
+            "modelVersion": model,
+            "responseId": f"standin{int(time.time() * 1000)}",
+        }
+
+    return route
+
+
+@contextmanager
+def strict_google(models: tuple[str, ...] = ("gemini-2.5-flash",)) -> Iterator[StandIn]:
+    """The Gemini API; its `base_url` is the root `GOOGLE_BASE_URL` takes (the client adds `/<version>/...`)."""
+    with serve(gemini_route(models), list(models)) as stand_in:
+        stand_in.base_url = stand_in.base_url.removesuffix("/v1")
         yield stand_in

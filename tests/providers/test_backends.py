@@ -71,3 +71,25 @@ def test_an_anthropic_rejection_is_read_from_the_traceback() -> None:
     )
     assert rejection_line(message, None, traceback.replace(": 400 ", ": 429 ")) is None
     assert rejection_line("ModelGenerateError('boom')", None, "KeyError: 'x'") is None
+
+
+def test_a_google_rejection_is_read_from_the_traceback() -> None:
+    """google-genai prints `<code> <STATUS>. <body as a dict>`; the line gives the body's message only."""
+    body = {
+        "error": {
+            "code": 400,
+            "message": "Invalid JSON payload received. Unknown name \"seed\" at 'generation_config': Cannot find field.",
+            "status": "INVALID_ARGUMENT",
+        }
+    }
+    traceback = f"Traceback (most recent call last):\n  ...\ngoogle.genai.errors.ClientError: 400 INVALID_ARGUMENT. {body}"
+    line = rejection_line(
+        f"ClientError: 400 INVALID_ARGUMENT. {body}", "--model google/gemini-2.5-flash", traceback
+    )
+    assert line == (
+        "--model google/gemini-2.5-flash: the server rejected the request (HTTP 400): Invalid JSON payload "
+        "received. Unknown name \"seed\" at 'generation_config': Cannot find field.; nothing was retried, fix "
+        "the setup (model, base URL, -M/-T arguments) and run again"
+    )
+    limited = traceback.replace("400 INVALID_ARGUMENT", "429 RESOURCE_EXHAUSTED")
+    assert rejection_line("", None, limited) is None  # a rate limit: the client's retry business

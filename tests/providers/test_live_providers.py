@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from inspect_ai.log import list_eval_logs, read_eval_log
 
-from tests.cli.refusal import SECONDS, closed_port, inspect_eval
-from tests.providers.standins import lenient_vllm, strict_anthropic, strict_openai
+from tests.cli.refusal import SECONDS, Refusal, closed_port, inspect_eval
+from tests.providers.standins import StandIn, lenient_vllm, strict_anthropic, strict_openai
 
 pytestmark = pytest.mark.slow
 OFFLINE = {"HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
@@ -48,6 +50,25 @@ def logs(tmp_path: Path) -> list:
     return [read_eval_log(info) for info in list_eval_logs(str(tmp_path / "logs"))]
 
 
+def passed_hosted(
+    run: Refusal, api: StandIn, tmp_path: Path, is_judge: Callable[[dict[str, Any]], bool]
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """A solver and the judge against a strict hosted stand-in passed: exit 0, nothing rejected, the log a
+    success in the OpenAI scripts' shape, LF-Eval scored every sample. The judge's and the method's requests."""
+    assert run.returncode == 0, run.lines[-20:]
+    assert api.rejected == [] and api.accepted
+    [log] = logs(tmp_path)
+    assert log.status == "success"
+    assert log.eval.metadata["backends"]["--model"]["chat_format"] == "user"
+    assert log.eval.metadata["backends"]["--model-role grader"]["family"] == "hosted"
+    judged = [b for b in api.accepted if is_judge(b)]
+    assert judged
+    # The stand-in judge's stated 7 weighted by its top logprobs (7, 8, 6) as DeepEval weights: between 7 and 8.
+    scores = [s.scores["lf_eval"].value["lf_eval"] for s in log.samples or [] if s.scores]  # type: ignore[index]
+    assert scores and all(70 < score < 80 for score in scores), scores
+    return judged, [b for b in api.accepted if b not in judged]
+
+
 @pytest.mark.parametrize("solver", SOLVERS)
 def test_every_solver_and_the_judge_pass_the_strict_openai_api_with_no_chat_format(
     solver: str, schema: Path, tiny_questions: Path, tiny_corpus: Path, tmp_path: Path
@@ -58,15 +79,9 @@ def test_every_solver_and_the_judge_pass_the_strict_openai_api_with_no_chat_form
             "--model", "openai/gpt-4o", "--model-role", "grader=openai/gpt-4o", "--display", "none",
             cwd=tmp_path, env={**OFFLINE, "OPENAI_BASE_URL": api.base_url, "OPENAI_API_KEY": "x"},
         )  # fmt: skip
-    assert run.returncode == 0, run.lines[-20:]
-    assert api.rejected == [] and api.accepted
-    [log] = logs(tmp_path)
-    assert log.status == "success"
-    assert log.eval.metadata["backends"]["--model"]["chat_format"] == "user"
-    assert log.eval.metadata["backends"]["--model-role grader"]["family"] == "hosted"
-    judged = [b for b in api.accepted if b.get("top_logprobs") == 20]
-    assert judged and all(b["logprobs"] is True for b in judged)  # LF-Eval scored every sample
-    for body in (b for b in api.accepted if b not in judged):
+    judged, methods = passed_hosted(run, api, tmp_path, lambda b: b.get("top_logprobs") == 20)
+    assert all(b["logprobs"] is True for b in judged)
+    for body in methods:
         assert "seed" not in body and "chat_template_kwargs" not in body
         assert (body["temperature"], body["max_tokens"]) in ((0.01, 2000), (0.0, 4000)), body
         if solver in ONE_USER_MESSAGE:  # the OpenAI scripts' one user message

@@ -28,7 +28,8 @@ from koblex_tasks._inspect_compat import under_inspect_cli
 from koblex_tasks.errors import SetupError
 
 # How the provider clients word an HTTP error: openai's "Error code: 400 - <body or message>" (in the error's
-# message); anthropic's "anthropic.BadRequestError: 400 <message> (path: …)" (a line of the traceback).
+# message); anthropic's "anthropic.BadRequestError: 400 <message> (path: …)" and google-genai's
+# "google.genai.errors.ClientError: 400 INVALID_ARGUMENT. {<body>}" (a line of the traceback).
 STATUS_ERRORS = (
     re.compile(r"Error code: (4\d\d) - (.*)", re.DOTALL),
     re.compile(r"^[\w.]*Error: (4\d\d) (.+)$", re.MULTILINE),
@@ -65,8 +66,14 @@ def setup_error_line(traceback: str) -> str | None:
     return message if isinstance(found, type) and issubclass(found, SetupError) else None
 
 
+# google-genai puts the status name before the body it prints: "INVALID_ARGUMENT. {'error': {...}}".
+STATUS_NAME = re.compile(r"^[A-Z][A-Z_]*\. (?=\{)")
+
+
 def _server_message(body: str) -> str:
-    """The `message` of an error body the client printed as a dict (OpenAI's and Anthropic's shapes)."""
+    """The `message` of an error body the client printed as a dict (OpenAI's, Anthropic's and Google's shapes:
+    `{"error": {"message": ...}}`, Google's after its status name)."""
+    body = STATUS_NAME.sub("", body, count=1)
     try:
         parsed = ast.literal_eval(body)
     except (ValueError, SyntaxError):
