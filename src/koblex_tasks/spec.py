@@ -249,6 +249,10 @@ class BenchmarkSpec:
             k: args[k] for k in self.judge_variant_args if k in args and args[k] != self.paper_protocol[k]
         }
 
+    def unknown_judge_variant_args(self, args: Mapping[str, Any]) -> list[str]:
+        """The names in `args` that are none of the benchmark's judge variant arguments, sorted."""
+        return sorted(set(args) - set(self.judge_variant_args))
+
     def scorer(self, name: str) -> ScorerSpec:
         for s in self.scorers:
             if s.name == name:

@@ -186,12 +186,11 @@ def _judge_variant(found: Benchmark, task_args: tuple[str, ...]) -> dict[str, An
 
     variant = parse_pairs(task_args, "-T")
     allowed = found.spec.judge_variant_args
-    for name in variant:
-        if name not in allowed:
-            takes = f"takes only {', '.join(allowed)}" if allowed else "takes none"
-            raise click.UsageError(
-                f"-T {name}: a replay of {found.spec.title} answers {takes} (the judge's variant)"
-            )
+    for name in found.spec.unknown_judge_variant_args(variant):
+        takes = f"takes only {', '.join(allowed)}" if allowed else "takes none"
+        raise click.UsageError(
+            f"-T {name}: a replay of {found.spec.title} answers {takes} (the judge's variant)"
+        )
     return variant
 
 

@@ -83,7 +83,7 @@ def check_judge_variant(variant: Mapping[str, Any] | None, grader: object) -> di
     """The judge-variant task arguments to replay with; refuses another argument, or a variant without a judge
     (nothing would read it), before the file is read."""
     variant = dict(variant or {})
-    unknown = sorted(set(variant) - set(KOBLEX.judge_variant_args))
+    unknown = KOBLEX.unknown_judge_variant_args(variant)
     if unknown:
         raise ValueError(
             f"judge variant {unknown}: not a judge variant argument of KoBLEX "
